@@ -1,0 +1,213 @@
+// Package analyze turns a Timeline into the one Result that every report
+// format renders. Every analysis is a pure function of the timeline and its
+// Options: no I/O, no clocks, seeded randomness only.
+package analyze
+
+import "time"
+
+// SchemaVersion is the version of the JSON result schema (docs/result-schema.md).
+// Bump the minor for additions, the major for renames or removals.
+const SchemaVersion = "1.0"
+
+// Result is everything stampede concludes about one incident.
+type Result struct {
+	SchemaVersion string `json:"schema_version"`
+	// Window spans the first to the last event of the timeline.
+	Window Window `json:"window"`
+	// Inputs accounts for every line of every file read.
+	Inputs []Input `json:"inputs"`
+	// Findings are plain sentences with numbers, most important first.
+	Findings      []string       `json:"findings"`
+	Reconcile     Reconciliation `json:"reconcile"`
+	Amplification Amplification  `json:"amplification"`
+	Waves         Waves          `json:"waves"`
+	// Warnings are caveats on the numbers above; every format shows them.
+	Warnings []string `json:"warnings"`
+}
+
+// Window is the time span of the timeline.
+type Window struct {
+	Start    time.Time `json:"start"`
+	End      time.Time `json:"end"`
+	Duration float64   `json:"duration_s"`
+}
+
+// Input is one file's line accounting: Parsed + Skipped == Lines.
+type Input struct {
+	Path    string       `json:"path"`
+	Format  string       `json:"format"`
+	Lines   int64        `json:"lines"`
+	Parsed  int64        `json:"parsed"`
+	Skipped int64        `json:"skipped"`
+	Events  int64        `json:"events"`
+	Samples []SkipSample `json:"skip_samples,omitempty"`
+}
+
+// SkipSample is one skipped line, as file:line and why.
+type SkipSample struct {
+	Position string `json:"position"`
+	Reason   string `json:"reason"`
+}
+
+// Reconciliation explains why the HTTP throttle rate and the
+// application-visible error rate differ: different numerators, different
+// denominators.
+type Reconciliation struct {
+	HTTP HTTPSide `json:"http"`
+	App  AppSide  `json:"app"`
+	// AttemptsPerCall is HTTP attempts divided by calls, over the calls whose
+	// attempts could be counted.
+	AttemptsPerCall float64 `json:"attempts_per_call"`
+	// The throttled attempts split three ways; the parts sum to HTTP.Throttled.
+	ThrottledRecovered     int64                 `json:"throttled_recovered"`
+	ThrottledInFailedCalls int64                 `json:"throttled_in_failed_calls"`
+	ThrottledUnjoined      int64                 `json:"throttled_unjoined"`
+	CallsRecoveredByRetry  int64                 `json:"calls_recovered_by_retry"`
+	ByClass                []ClassReconciliation `json:"by_class"`
+	// Method says how attempts were joined to calls ("exact: amz-sdk-invocation-id",
+	// "estimated from counts", ...).
+	Method string `json:"method"`
+	// Explanation is the reconciliation in sentences with numbers.
+	Explanation []string `json:"explanation"`
+}
+
+// HTTPSide counts attempts on the wire.
+type HTTPSide struct {
+	Attempts     int64   `json:"attempts"`
+	OK           int64   `json:"ok"`
+	Throttled    int64   `json:"throttled"`
+	Retryable    int64   `json:"retryable_errors"`
+	NonRetryable int64   `json:"non_retryable_errors"`
+	ThrottleRate float64 `json:"throttle_rate"`
+}
+
+// AppSide counts what the application saw: one outcome per call.
+type AppSide struct {
+	Calls          int64   `json:"calls"`
+	Failed         int64   `json:"failed"`
+	FailedThrottle int64   `json:"failed_throttled"`
+	ErrorRate      float64 `json:"error_rate"`
+	// Source is "sdk log" when calls were logged, or how they were inferred.
+	Source string `json:"source"`
+}
+
+// ClassReconciliation is the reconciliation for one traffic class.
+type ClassReconciliation struct {
+	Class           string   `json:"class"`
+	HTTP            HTTPSide `json:"http"`
+	App             AppSide  `json:"app"`
+	AttemptsPerCall float64  `json:"attempts_per_call"`
+}
+
+// Amplification is how many requests the retry layers multiplied out of the
+// real work. Layers multiply.
+type Amplification struct {
+	Layers []LayerStats `json:"layers"`
+	// Product is the product of the layers' means: attempts sent per task.
+	Product float64 `json:"product"`
+	// Tasks is the number of distinct units of work.
+	Tasks int64 `json:"tasks"`
+	// Requests is the HTTP attempts sent for those tasks.
+	Requests int64 `json:"requests"`
+	// Billed is the number of successful inferences (ok attempts).
+	Billed int64 `json:"billed"`
+	// Exact is true when every layer was measured through join keys.
+	Exact bool `json:"exact"`
+}
+
+// LayerStats describes one retry layer's multiplication.
+type LayerStats struct {
+	// Name is "attempts per call", "calls per queue attempt" or
+	// "queue attempts per task".
+	Name  string  `json:"name"`
+	Units int64   `json:"units"`
+	Mean  float64 `json:"mean"`
+	P50   float64 `json:"p50"`
+	P99   float64 `json:"p99"`
+	Max   float64 `json:"max"`
+	// Capped is true when the maximum looks like a configured bound; Cap is
+	// that bound.
+	Capped bool  `json:"capped"`
+	Cap    int64 `json:"cap,omitempty"`
+	// CapEvidence explains the capped/uncapped verdict in numbers.
+	CapEvidence string `json:"cap_evidence"`
+	Exact       bool   `json:"exact"`
+	// Method says where the numbers came from.
+	Method string `json:"method"`
+	// Histogram maps count per unit to number of units, ascending.
+	Histogram []Bucket `json:"histogram"`
+}
+
+// Bucket is one histogram bar.
+type Bucket struct {
+	Value int64 `json:"value"`
+	Units int64 `json:"units"`
+}
+
+// Waves describes periodic retry waves and the fixed delays behind them.
+type Waves struct {
+	// Series names what was binned, e.g. "batch call starts".
+	Series   string  `json:"series"`
+	BinWidth float64 `json:"bin_width_s"`
+	Bins     int     `json:"bins"`
+	Periodic bool    `json:"periodic"`
+	Period   float64 `json:"period_s,omitempty"`
+	// ACF is the normalised autocorrelation at the period.
+	ACF float64 `json:"acf,omitempty"`
+	// Threshold is the surrogate (shuffled-bin) 99th percentile of the best
+	// ACF peak; Significance is ACF/Threshold.
+	Threshold    float64 `json:"threshold,omitempty"`
+	Significance float64 `json:"significance,omitempty"`
+	// IntraWaveSpacing is a shorter repeat inside each wave (a retry-after
+	// comb), 0 when none.
+	IntraWaveSpacing float64 `json:"intra_wave_spacing_s,omitempty"`
+	Waves            []Wave  `json:"waves"`
+	// DecayRatio is the fitted geometric ratio of successive wave sizes.
+	DecayRatio float64 `json:"decay_ratio,omitempty"`
+	DecayR2    float64 `json:"decay_r2,omitempty"`
+	// BurstsStopped is when the last wave ended.
+	BurstsStopped *time.Time `json:"bursts_stopped,omitempty"`
+	// Delays are the measured gaps per retry layer.
+	Delays []DelayStats `json:"delays"`
+	// Suspects are fixed delays that explain the period.
+	Suspects []FixedDelay `json:"suspects"`
+}
+
+// Wave is one burst of retries that arrived together.
+type Wave struct {
+	Start time.Time `json:"start"`
+	// Width is the arrival window holding the central 90% of the wave's
+	// arrivals.
+	Width float64 `json:"width_s"`
+	// Size is the number of calls (first attempts) in the wave.
+	Size      int64 `json:"size"`
+	Attempts  int64 `json:"attempts"`
+	Throttled int64 `json:"throttled"`
+}
+
+// DelayStats summarises one kind of measured gap.
+type DelayStats struct {
+	// Kind is "retry-after", "sdk retry delay" or "requeue delay".
+	Kind  string  `json:"kind"`
+	N     int64   `json:"n"`
+	Mean  float64 `json:"mean_s"`
+	Sigma float64 `json:"sigma_s"`
+	P50   float64 `json:"p50_s"`
+	Min   float64 `json:"min_s"`
+	Max   float64 `json:"max_s"`
+	// Fixed is true when the spread is too small to be jitter.
+	Fixed bool `json:"fixed"`
+}
+
+// FixedDelay is a suspected constant behind the period.
+type FixedDelay struct {
+	// Layer is where the constant lives: "job runner", "sdk", "server".
+	Layer string  `json:"layer"`
+	Kind  string  `json:"kind"`
+	Delay float64 `json:"delay_s"`
+	Sigma float64 `json:"sigma_s"`
+	// Times is how often it occurs within one period.
+	Times int `json:"times"`
+	// Text is the finding as a sentence.
+	Text string `json:"text"`
+}

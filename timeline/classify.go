@@ -1,0 +1,148 @@
+package timeline
+
+import (
+	"fmt"
+	"strings"
+)
+
+// throttleCodes are platform error codes that mean "rate limited", whatever
+// HTTP status carried them (botocore's legacy mode sees ThrottlingException on
+// a 400, for instance).
+var throttleCodes = map[string]bool{
+	"throttling": true, "throttlingexception": true, "throttledexception": true,
+	"requestthrottledexception": true, "toomanyrequestsexception": true,
+	"provisionedthroughputexceededexception": true, "requestlimitexceeded": true,
+	"bandwidthlimitexceeded": true, "limitexceededexception": true, "requestthrottled": true,
+	"slowdown": true, "ec2throttledexception": true, "ratelimiterror": true,
+	"rate_limit_error": true, "rate_limit_exceeded": true, "resource_exhausted": true,
+	"too_many_requests": true, "toomanyrequests": true,
+}
+
+// nonRetryableCodes fail the same way on every attempt; retrying them only
+// wastes requests.
+var nonRetryableCodes = map[string]bool{
+	"servicequotaexceededexception": true, "validationexception": true,
+	"accessdeniedexception": true, "resourcenotfoundexception": true,
+	"badrequesterror": true, "authenticationerror": true, "permissiondeniederror": true,
+	"notfounderror": true, "invalid_request_error": true, "insufficient_quota": true,
+}
+
+// IsThrottleCode reports whether a platform error code means throttled.
+func IsThrottleCode(code string) bool {
+	return code != "" && throttleCodes[strings.ToLower(code)]
+}
+
+// Classify derives an outcome from an HTTP status and a platform error code.
+// The code wins over the status because platforms map throttles onto
+// several statuses.
+func Classify(status int32, code string) Outcome {
+	if code != "" {
+		lc := strings.ToLower(code)
+		switch {
+		case throttleCodes[lc]:
+			return OutcomeThrottled
+		case nonRetryableCodes[lc]:
+			return OutcomeNonRetryable
+		}
+	}
+	switch {
+	case status == 429:
+		return OutcomeThrottled
+	case status >= 200 && status < 400:
+		if code != "" {
+			return OutcomeRetryable
+		}
+		return OutcomeOK
+	case status == 408 || status == 409 || status >= 500:
+		return OutcomeRetryable
+	case status >= 400:
+		return OutcomeNonRetryable
+	case code != "":
+		// An error with no status is usually a connection failure or timeout.
+		return OutcomeRetryable
+	}
+	return OutcomeUnknown
+}
+
+// ClassRule assigns a traffic class to events whose Field contains Substr.
+// Written as CLASS=FIELD:SUBSTR, e.g. "batch=route:/batch/" or
+// "interactive=client:OpenAI/JS". FIELD "task" with no substring matches any
+// event that carries a task id.
+type ClassRule struct {
+	Class  Class
+	Field  string
+	Substr string
+}
+
+var ruleFields = []string{"route", "client", "task", "call", "code"}
+
+// ParseClassRule parses CLASS=FIELD:SUBSTR.
+func ParseClassRule(s string) (ClassRule, error) {
+	cls, rest, ok := strings.Cut(s, "=")
+	if !ok {
+		return ClassRule{}, fmt.Errorf("class rule %q: want CLASS=FIELD:SUBSTR, e.g. batch=route:/batch/", s)
+	}
+	c := ParseClass(cls)
+	if c == ClassUnknown {
+		return ClassRule{}, fmt.Errorf("class rule %q: class must be batch or interactive", s)
+	}
+	field, substr, _ := strings.Cut(rest, ":")
+	for _, f := range ruleFields {
+		if f == field {
+			return ClassRule{Class: c, Field: field, Substr: substr}, nil
+		}
+	}
+	return ClassRule{}, fmt.Errorf("class rule %q: field must be one of %s", s, strings.Join(ruleFields, ", "))
+}
+
+func (r ClassRule) String() string {
+	return r.Class.String() + "=" + r.Field + ":" + r.Substr
+}
+
+func (r ClassRule) matches(e *Event) bool {
+	var v string
+	switch r.Field {
+	case "route":
+		v = e.Route
+	case "client":
+		v = e.Client
+	case "task":
+		if r.Substr == "" {
+			return e.TaskID != ""
+		}
+		v = e.TaskID
+	case "call":
+		v = e.CallID
+	case "code":
+		v = e.ErrorCode
+	}
+	return v != "" && strings.Contains(v, r.Substr)
+}
+
+// DefaultClassRules are used when the user gives none: routes that name their
+// class, then "has a task id" for batch work. Events no rule matches stay
+// interactive, since user-facing traffic rarely carries job metadata.
+var DefaultClassRules = []ClassRule{
+	{Class: ClassBatch, Field: "route", Substr: "batch"},
+	{Class: ClassInteractive, Field: "route", Substr: "interactive"},
+	{Class: ClassBatch, Field: "task"},
+}
+
+// ApplyClassRules sets Class on every event the log did not already classify
+// (explicit classes from an SDK log's own field are kept). The first matching
+// rule wins; unmatched events become interactive.
+func ApplyClassRules(t *Timeline, rules []ClassRule, override bool) {
+	for i := range t.Events {
+		e := &t.Events[i]
+		if e.Class != ClassUnknown && !override {
+			continue
+		}
+		e.Class = ClassInteractive
+		for _, r := range rules {
+			if r.matches(e) {
+				e.Class = r.Class
+				break
+			}
+		}
+	}
+}
