@@ -67,6 +67,8 @@ type Reconciliation struct {
 	// Method says how attempts were joined to calls ("exact: amz-sdk-invocation-id",
 	// "estimated from counts", ...).
 	Method string `json:"method"`
+	// AttemptsJoined is how many of HTTP.Attempts were tied to a call.
+	AttemptsJoined int64 `json:"attempts_joined"`
 	// Explanation is the reconciliation in sentences with numbers.
 	Explanation []string `json:"explanation"`
 }
@@ -131,7 +133,11 @@ type LayerStats struct {
 	Cap    int64 `json:"cap,omitempty"`
 	// CapEvidence explains the capped/uncapped verdict in numbers.
 	CapEvidence string `json:"cap_evidence"`
-	Exact       bool   `json:"exact"`
+	// GiveUpRate is the share of failed tries, before the largest count
+	// seen, after which a unit stopped: near 0 under a cap, roughly
+	// constant and below 0.5 when tries grow unchecked.
+	GiveUpRate float64 `json:"give_up_rate"`
+	Exact      bool    `json:"exact"`
 	// Method says where the numbers came from.
 	Method string `json:"method"`
 	// Histogram maps count per unit to number of units, ascending.
@@ -150,9 +156,16 @@ type Waves struct {
 	Series   string  `json:"series"`
 	BinWidth float64 `json:"bin_width_s"`
 	Bins     int     `json:"bins"`
+	// MinLag is the shortest period that was considered.
+	MinLag   float64 `json:"min_lag_s"`
 	Periodic bool    `json:"periodic"`
-	Period   float64 `json:"period_s,omitempty"`
-	// ACF is the normalised autocorrelation at the period.
+	// Period is set only when Periodic.
+	Period float64 `json:"period_s,omitempty"`
+	// BestLag is the strongest candidate repeat, reported even when it is
+	// not significant, so a reader can see what was rejected.
+	BestLag float64 `json:"best_lag_s,omitempty"`
+	// ACF is the normalised autocorrelation at the period (at BestLag when
+	// not periodic).
 	ACF float64 `json:"acf,omitempty"`
 	// Threshold is the surrogate (shuffled-bin) 99th percentile of the best
 	// ACF peak; Significance is ACF/Threshold.
@@ -179,7 +192,8 @@ type Wave struct {
 	// Width is the arrival window holding the central 90% of the wave's
 	// arrivals.
 	Width float64 `json:"width_s"`
-	// Size is the number of calls (first attempts) in the wave.
+	// Size is the number of calls (first attempts) in the wave, net of the
+	// background rate measured between waves.
 	Size      int64 `json:"size"`
 	Attempts  int64 `json:"attempts"`
 	Throttled int64 `json:"throttled"`

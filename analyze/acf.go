@@ -1,0 +1,349 @@
+package analyze
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"gonum.org/v1/gonum/dsp/fourier"
+)
+
+// acfEngine computes normalised autocorrelations by FFT for series of one
+// length, reusing its plan and buffers across the surrogate tests.
+type acfEngine struct {
+	n      int
+	fft    *fourier.FFT
+	padded []float64
+	coeff  []complex128
+	out    []float64
+}
+
+func newACFEngine(n int) *acfEngine {
+	// Zero-padding to at least 2n turns the FFT's circular correlation into
+	// the linear one: without it, lag k would also correlate the end of the
+	// series with its start.
+	m := fftSize(2 * n)
+	return &acfEngine{n: n, fft: fourier.NewFFT(m), padded: make([]float64, m),
+		coeff: make([]complex128, m/2+1), out: make([]float64, m)}
+}
+
+// fftSize is the smallest length >= n whose only prime factors are 2, 3 and
+// 5, which the FFT handles at full speed; it wastes far less padding than
+// the next power of two.
+func fftSize(n int) int {
+	best := 1
+	for best < n {
+		best <<= 1
+	}
+	for p5 := 1; p5 < best; p5 *= 5 {
+		for p35 := p5; p35 < best; p35 *= 3 {
+			m := p35
+			for m < n {
+				m <<= 1
+			}
+			best = min(best, m)
+		}
+	}
+	return best
+}
+
+// acf returns r[k] = sum_i x[i]x[i+k] / sum_i x[i]^2 for k < n (the biased
+// estimator, which keeps |r| <= 1). x must already be centred. The returned
+// slice is owned by the engine and is overwritten by the next call.
+func (e *acfEngine) acf(x []float64) []float64 {
+	copy(e.padded, x)
+	clear(e.padded[len(x):])
+	c := e.fft.Coefficients(e.coeff, e.padded)
+	for i, v := range c {
+		c[i] = complex(real(v)*real(v)+imag(v)*imag(v), 0)
+	}
+	s := e.fft.Sequence(e.out, c)
+	r := s[:e.n]
+	r0 := r[0]
+	if r0 <= 0 {
+		clear(r)
+		return r
+	}
+	inv := 1 / r0
+	for i := range r {
+		r[i] *= inv
+	}
+	r[0] = 1
+	return r
+}
+
+// acfDirect is the O(n^2) definition, kept for tests and tiny series.
+func acfDirect(x []float64) []float64 {
+	n := len(x)
+	r := make([]float64, n)
+	var r0 float64
+	for _, v := range x {
+		r0 += v * v
+	}
+	if r0 == 0 {
+		return r
+	}
+	for k := 0; k < n; k++ {
+		var s float64
+		for i := 0; i+k < n; i++ {
+			s += x[i] * x[i+k]
+		}
+		r[k] = s / r0
+	}
+	return r
+}
+
+// removeBaseline subtracts a slowly varying level from counts and centres the
+// result. The level is the median of blocks of `block` bins, interpolated
+// between block centres: a median ignores the bursts themselves, so what is
+// removed is background traffic and slow drift, not the waves.
+func removeBaseline(counts []float64, block int) (resid, level []float64) {
+	n := len(counts)
+	resid = make([]float64, n)
+	level = make([]float64, n)
+	if n == 0 {
+		return
+	}
+	if block < 1 {
+		block = 1
+	}
+	nb := blockCount(n, block)
+	meds := make([]float64, nb)
+	centres := make([]float64, nb)
+	tmp := make([]float64, 0, n/nb+1)
+	for b := 0; b < nb; b++ {
+		lo, hi := b*n/nb, (b+1)*n/nb
+		tmp = append(tmp[:0], counts[lo:hi]...)
+		sort.Float64s(tmp)
+		meds[b] = percentileSorted(tmp, 0.5)
+		centres[b] = float64(lo+hi-1) / 2
+	}
+	b := 0
+	for i := 0; i < n; i++ {
+		fi := float64(i)
+		for b+1 < nb && centres[b+1] <= fi {
+			b++
+		}
+		switch {
+		case fi <= centres[0]:
+			level[i] = meds[0]
+		case b+1 >= nb:
+			level[i] = meds[nb-1]
+		default:
+			t := (fi - centres[b]) / (centres[b+1] - centres[b])
+			level[i] = meds[b] + t*(meds[b+1]-meds[b])
+		}
+	}
+	var mean float64
+	for i, c := range counts {
+		resid[i] = c - level[i]
+		mean += resid[i]
+	}
+	mean /= float64(n)
+	for i := range resid {
+		resid[i] -= mean
+	}
+	return resid, level
+}
+
+// boxSmooth is the centred moving mean over s bins; it lets a wave spread
+// over several bins correlate with the next one although their bins do not
+// line up exactly.
+func boxSmooth(x []float64, s int) []float64 {
+	out := make([]float64, len(x))
+	if s <= 1 {
+		copy(out, x)
+		return out
+	}
+	var sum float64
+	half := s / 2
+	for i := 0; i < len(x)+half; i++ {
+		if i < len(x) {
+			sum += x[i]
+		}
+		if j := i - s; j >= 0 {
+			sum -= x[j]
+		}
+		if c := i - half; c >= 0 && c < len(x) {
+			out[c] = sum / float64(s)
+		}
+	}
+	return out
+}
+
+// centre subtracts the mean in place and returns x.
+func centre(x []float64) []float64 {
+	var mean float64
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(max(len(x), 1))
+	for i := range x {
+		x[i] -= mean
+	}
+	return x
+}
+
+// blockCount splits n bins into blocks of about the given size, all of equal
+// length: a short trailing block holding a single wave would take that wave
+// for its background.
+func blockCount(n, block int) int {
+	if block < 1 {
+		block = 1
+	}
+	return max(1, int(math.Round(float64(n)/float64(block))))
+}
+
+// peakCandidate is a local maximum of the ACF scored by its multiples.
+type peakCandidate struct {
+	lag   int
+	acf   float64
+	score float64
+}
+
+// localMaxima lists lags in [lo, hi] where the ACF is a positive local
+// maximum standing on a hill: somewhere between lag 0 and it the ACF dips to
+// half its height or less. Bursts of some width keep the ACF high and bumpy at
+// lags shorter than that width; those bumps sit on the slope down from lag 0,
+// not on a hill, and are not a repeat.
+func localMaxima(r []float64, lo, hi int) []peakCandidate {
+	var out []peakCandidate
+	if lo < 1 {
+		lo = 1
+	}
+	dip := math.Inf(1)
+	for k := 1; k < lo && k < len(r); k++ {
+		dip = math.Min(dip, r[k])
+	}
+	for k := lo; k <= hi && k+1 < len(r); k++ {
+		if r[k] > 0 && r[k] > r[k-1] && r[k] >= r[k+1] && dip <= 0.5*r[k] {
+			out = append(out, peakCandidate{lag: k, acf: r[k]})
+		}
+		dip = math.Min(dip, r[k])
+	}
+	return out
+}
+
+// harmonicScore is the mean ACF at the first three multiples of lag that fit
+// in the series. A true period repeats at P, 2P and 3P; a comb of retries
+// spaced c apart inside each wave has peaks at c and 2c but none at 3c, so
+// its score drops. Each multiple takes the best value within ±j bins because
+// a fractional period drifts off the integer grid.
+func harmonicScore(r []float64, lag, maxLag int) float64 {
+	var sum float64
+	var n int
+	for j := 1; j <= 3; j++ {
+		t := j * lag
+		if t > maxLag {
+			break
+		}
+		best := math.Inf(-1)
+		for d := -j + 1; d <= j-1; d++ {
+			if u := t + d; u > 0 && u < len(r) && r[u] > best {
+				best = r[u]
+			}
+		}
+		sum += best
+		n++
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
+
+// tieTolerance: candidates scoring within this fraction of the best are
+// near-ties, and the smallest lag among them wins, so that 2P (whose
+// multiples 2P, 4P, 6P also line up) never displaces P.
+const tieTolerance = 0.85
+
+// choosePeriod picks the lag that best explains the ACF as a repeat, or -1.
+func choosePeriod(r []float64, minLag, maxLag int) (best peakCandidate, ok bool) {
+	cands := localMaxima(r, minLag, maxLag)
+	if len(cands) == 0 {
+		return peakCandidate{}, false
+	}
+	top := math.Inf(-1)
+	for i := range cands {
+		cands[i].score = harmonicScore(r, cands[i].lag, len(r)-1)
+		top = max(top, cands[i].score)
+	}
+	if top <= 0 {
+		return peakCandidate{}, false
+	}
+	for _, c := range cands {
+		if c.score >= tieTolerance*top {
+			return c, true
+		}
+	}
+	return peakCandidate{}, false
+}
+
+// parabolicPeak refines an integer ACF peak to a fractional lag by fitting a
+// parabola through it and its neighbours.
+func parabolicPeak(r []float64, k int) float64 {
+	if k <= 0 || k+1 >= len(r) {
+		return float64(k)
+	}
+	a, b, c := r[k-1], r[k], r[k+1]
+	den := a - 2*b + c
+	if den >= 0 {
+		return float64(k)
+	}
+	d := 0.5 * (a - c) / den
+	if d > 0.5 || d < -0.5 {
+		return float64(k)
+	}
+	return float64(k) + d
+}
+
+// maxACF is the largest ACF value in [lo, hi].
+func maxACF(r []float64, lo, hi int) float64 {
+	best := 0.0
+	for k := max(lo, 1); k <= hi && k < len(r); k++ {
+		best = max(best, r[k])
+	}
+	return best
+}
+
+// maxSurrogateBins bounds the length of each surrogate so that the
+// significance test costs the same on a day of 100 ms bins as on an hour.
+const maxSurrogateBins = 1 << 16
+
+// surrogateThreshold is the 99th percentile, over n shuffles of the bins, of
+// the best ACF peak in [lo, hi], each shuffle passed through the same prepare
+// step (smoothing, centring) as the real series. Shuffling keeps the distribution of bin
+// counts (burstiness) but destroys any order, so a peak above this threshold
+// is unlikely to be chance.
+//
+// Long series are tested on a random sample of maxSurrogateBins bins (a
+// shuffle's prefix) and the threshold rescaled: without order, the ACF at one
+// lag has a spread proportional to 1/sqrt(bins) and the largest of L lags
+// grows as sqrt(ln L).
+func surrogateThreshold(series []float64, prepare func([]float64) []float64, lo, hi, n int, seed uint64) float64 {
+	rng := rand.New(rand.NewPCG(seed, 0x5eed5eed))
+	x := append([]float64(nil), series...)
+	m := min(len(x), maxSurrogateBins)
+	subHi := hi
+	scale := 1.0
+	if m < len(x) {
+		subHi = min(hi, m/2)
+		lFull, lSub := float64(hi-lo+2), float64(max(subHi-lo+2, 3))
+		scale = math.Sqrt(float64(m)/float64(len(x))) * math.Sqrt(math.Log(lFull)/math.Log(lSub))
+	}
+	eng := newACFEngine(m)
+	sub := make([]float64, m)
+	peaks := make([]float64, 0, n)
+	for s := 0; s < n; s++ {
+		// Partial Fisher-Yates: the first m slots become a uniform random
+		// sample in random order.
+		for i := 0; i < m; i++ {
+			j := i + rng.IntN(len(x)-i)
+			x[i], x[j] = x[j], x[i]
+		}
+		copy(sub, x[:m])
+		peaks = append(peaks, maxACF(eng.acf(prepare(sub)), lo, subHi)*scale)
+	}
+	sort.Float64s(peaks)
+	return percentileSorted(peaks, 0.99)
+}

@@ -1,0 +1,161 @@
+package analyze
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"testing"
+)
+
+func centred(x []float64) []float64 {
+	var m float64
+	for _, v := range x {
+		m += v
+	}
+	m /= float64(len(x))
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = v - m
+	}
+	return out
+}
+
+// TestACFMatchesDirect: the zero-padded FFT autocorrelation equals the O(n^2)
+// definition at every lag (no circular wrap), and is 1 at lag 0.
+func TestACFMatchesDirect(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for iter := 0; iter < 100; iter++ {
+		n := 2 + rng.IntN(300)
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = float64(rng.IntN(20)) + rng.NormFloat64()
+		}
+		x = centred(x)
+		fast := newACFEngine(n).acf(x)
+		slow := acfDirect(x)
+		if fast[0] != 1 {
+			t.Fatalf("n=%d: ACF(0) = %v, want 1", n, fast[0])
+		}
+		for k := range slow {
+			if math.Abs(fast[k]-slow[k]) > 1e-9 {
+				t.Fatalf("n=%d lag %d: FFT %v, direct %v", n, k, fast[k], slow[k])
+			}
+			if math.Abs(fast[k]) > 1+1e-9 {
+				t.Fatalf("n=%d lag %d: |ACF| = %v > 1", n, k, fast[k])
+			}
+		}
+	}
+}
+
+func TestACFConstantSeries(t *testing.T) {
+	r := newACFEngine(10).acf(make([]float64, 10))
+	for k, v := range r {
+		if v != 0 {
+			t.Fatalf("lag %d of a constant series: %v, want 0", k, v)
+		}
+	}
+}
+
+// TestGeometricFitExact: on exact geometric data the fit returns the ratio
+// and R² = 1.
+func TestGeometricFitExact(t *testing.T) {
+	for _, ratio := range []float64{0.3, 0.5, 0.604, 0.7, 0.95, 1.2} {
+		for _, n := range []int{3, 8, 20} {
+			sizes := make([]float64, n)
+			s := 500.0
+			for i := range sizes {
+				sizes[i] = s
+				s *= ratio
+			}
+			got, r2 := geometricFit(sizes)
+			if math.Abs(got-ratio) > 1e-9 || math.Abs(r2-1) > 1e-9 {
+				t.Errorf("ratio %v n %d: got %v R² %v", ratio, n, got, r2)
+			}
+		}
+	}
+}
+
+// TestPercentileMonotone: quantiles never decrease with p and stay within
+// the data's range.
+func TestPercentileMonotone(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for iter := 0; iter < 200; iter++ {
+		x := make([]float64, 1+rng.IntN(50))
+		for i := range x {
+			x[i] = rng.NormFloat64() * 10
+		}
+		sort.Float64s(x)
+		prev := math.Inf(-1)
+		for p := 0.0; p <= 1.0; p += 0.01 {
+			q := percentileSorted(x, p)
+			if q < prev-1e-12 || q < x[0] || q > x[len(x)-1] {
+				t.Fatalf("p=%v: %v after %v (range %v..%v)", p, q, prev, x[0], x[len(x)-1])
+			}
+			prev = q
+		}
+	}
+}
+
+// TestChoosePeriodIgnoresComb: a comb of three pulses 12 bins apart repeated
+// every 84 bins must give 84, not 12 (no peak at 36).
+func TestChoosePeriodIgnoresComb(t *testing.T) {
+	n := 84 * 8
+	x := make([]float64, n)
+	size := 100.0
+	for w := 0; w < 8; w++ {
+		for k := 0; k < 3; k++ {
+			x[w*84+5+12*k] += size
+		}
+		size *= 0.7
+	}
+	r := newACFEngine(n).acf(centred(x))
+	best, ok := choosePeriod(r, 3, n/2)
+	if !ok || best.lag != 84 {
+		t.Fatalf("period lag %d (ok %v), want 84", best.lag, ok)
+	}
+	if c := combSpacing(r, 3, best.lag, 0.05); math.Abs(c-12) > 0.5 {
+		t.Errorf("comb spacing %v, want 12", c)
+	}
+}
+
+func TestRemoveBaselineFlat(t *testing.T) {
+	x := make([]float64, 100)
+	for i := range x {
+		x[i] = 7
+	}
+	resid, level := removeBaseline(x, 10)
+	for i := range x {
+		if resid[i] != 0 || level[i] != 7 {
+			t.Fatalf("bin %d: resid %v level %v", i, resid[i], level[i])
+		}
+	}
+}
+
+func TestRefinePeriodSkipsStrayBursts(t *testing.T) {
+	// Centres every 10.2 s with one wave missing and a stray burst at 35 s.
+	var c []float64
+	for _, s := range []float64{0, 10.2, 20.4, 35, 40.8, 61.2, 71.4} {
+		c = append(c, s*1e9)
+	}
+	if got, onGrid := refinePeriod(10, c); math.Abs(got-10.2) > 1e-6 || onGrid != 6 {
+		t.Errorf("refined period %v with %d waves on the grid, want 10.2 and 6", got, onGrid)
+	}
+}
+
+func TestFFTSize(t *testing.T) {
+	for n := 1; n < 5000; n++ {
+		m := fftSize(n)
+		if m < n {
+			t.Fatalf("fftSize(%d) = %d < n", n, m)
+		}
+		r := m
+		for _, p := range []int{2, 3, 5} {
+			for r%p == 0 {
+				r /= p
+			}
+		}
+		if r != 1 {
+			t.Fatalf("fftSize(%d) = %d has a prime factor above 5", n, m)
+		}
+	}
+}

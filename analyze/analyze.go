@@ -1,0 +1,176 @@
+package analyze
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/stampede/stampede/timeline"
+)
+
+// Options tune the analyses; the zero value picks everything automatically.
+type Options struct {
+	// BinWidth is the width of the bins the wave series is counted in;
+	// 0 follows the timestamp resolution (1 s or 100 ms).
+	BinWidth time.Duration
+	// Seed drives the shuffles of the surrogate significance test, so the
+	// same input and seed give the same result.
+	Seed uint64
+	// MinLag is the shortest period considered; 0 means max(3 bins, 2 s).
+	MinLag time.Duration
+}
+
+// Run analyses a timeline. It is a pure function of tl and opt: tl is only
+// read, and the Result owns no memory shared with it. The caveats the
+// analyses meet (join coverage, missing logs, too few periods, skipped lines)
+// are collected in Result.Warnings; Reconcile, Amplify and FindWaves called
+// on their own leave them out.
+func Run(tl *timeline.Timeline, opt Options) *Result {
+	res := &Result{SchemaVersion: SchemaVersion, Findings: []string{}, Warnings: []string{}}
+	res.Window = window(tl)
+	res.Inputs = inputs(tl)
+	for _, in := range res.Inputs {
+		if in.Skipped > 0 {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s lines skipped in %s (of %s)", count(in.Skipped), in.Path, count(in.Lines)))
+		}
+	}
+	j := buildJoins(tl)
+	res.Reconcile = reconcile(j)
+	res.Amplification = amplify(j)
+	res.Waves = findWaves(j, opt)
+	res.Warnings = append(res.Warnings, j.warnings...)
+	res.Warnings = append(res.Warnings, waveWarnings(&res.Waves, res.Window.Duration)...)
+	res.Findings = findings(res)
+	return res
+}
+
+func window(tl *timeline.Timeline) Window {
+	if len(tl.Events) == 0 {
+		return Window{}
+	}
+	start, end := tl.Events[0].Start, tl.Events[0].Start
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		start = min(start, e.Start)
+		end = max(end, e.Start, e.End)
+	}
+	return Window{Start: time.Unix(0, start).UTC(), End: time.Unix(0, end).UTC(), Duration: seconds(end - start)}
+}
+
+func inputs(tl *timeline.Timeline) []Input {
+	out := make([]Input, 0, len(tl.Sources))
+	for _, s := range tl.Sources {
+		in := Input{Path: s.Path, Format: s.Format, Lines: s.Lines, Parsed: s.Parsed, Skipped: s.Skipped, Events: s.Events}
+		for _, sk := range s.Samples {
+			in.Samples = append(in.Samples, SkipSample{Position: fmt.Sprintf("%s:%d", s.Path, sk.Line), Reason: sk.Reason})
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
+func waveWarnings(w *Waves, duration float64) []string {
+	var out []string
+	switch {
+	case w.BestLag > 0 && w.ACF > w.Threshold && (len(w.Waves) < 3 || duration < 3*w.BestLag):
+		out = append(out, fmt.Sprintf("fewer than 3 periods observed: a %s repeat over %s with %d waves", secs(w.BestLag), secs(duration), len(w.Waves)))
+	case !w.Periodic && len(w.Waves) > 0 && len(w.Waves) < 3:
+		out = append(out, fmt.Sprintf("fewer than 3 periods observed: only %d %s, too few to tell whether they repeat", len(w.Waves), plural(int64(len(w.Waves)), "burst", "bursts")))
+	}
+	if w.Periodic && len(w.Suspects) == 0 {
+		out = append(out, "the period matches no measured delay: requeue or SDK retry delays could not be measured, or another layer sets the pace")
+	}
+	return out
+}
+
+// findings are the headline sentences, most important first.
+func findings(r *Result) []string {
+	var out []string
+	rc := r.Reconcile
+	if len(rc.Explanation) > 0 {
+		out = append(out, rc.Explanation[0])
+	}
+	if a := r.Amplification; len(a.Layers) == 1 && a.Layers[0].Method == methodNoCalls {
+		out = append(out, "Amplification could not be measured: the logs carry no call id, attempt number or task id.")
+	} else if len(a.Layers) > 0 && a.Product > 0 {
+		est := ""
+		if !a.Exact {
+			est = "an estimated "
+		}
+		s := "Retry layers multiplied each task into " + est + num(a.Product) + " attempts ("
+		for i, l := range a.Layers {
+			if i > 0 {
+				s += " x "
+			}
+			s += num(l.Mean) + " " + l.Name
+		}
+		s += ")"
+		if a.Tasks > 0 {
+			s += fmt.Sprintf(": %s attempts for %s tasks, %s of them successful", count(a.Requests), count(a.Tasks), count(a.Billed))
+		}
+		var uncapped, capped []string
+		for _, l := range a.Layers {
+			switch {
+			case l.Capped:
+				capped = append(capped, fmt.Sprintf("%s capped at %d", l.Name, l.Cap))
+			case l.Exact && l.Units > 0 && l.Max > 1 && l.GiveUpRate < 0.5:
+				uncapped = append(uncapped, l.Name)
+			}
+		}
+		if len(uncapped) > 0 {
+			s += fmt.Sprintf("; no cap stopped the %s", joinWords(uncapped, "or"))
+		}
+		if len(capped) > 0 {
+			s += "; " + joinWords(capped, "and")
+		}
+		out = append(out, s+".")
+	}
+	w := r.Waves
+	switch {
+	case w.Periodic && len(w.Suspects) > 0:
+		out = append(out, fmt.Sprintf("Retries arrived in periodic waves: %s (ACF %s, %s x the shuffled-data threshold).",
+			w.Suspects[0].Text, num(w.ACF), num(w.Significance)))
+	case w.Periodic:
+		out = append(out, fmt.Sprintf("Retries arrived in periodic waves every %s (ACF %s, %s x the shuffled-data threshold), but no measured delay adds up to it.",
+			secs(w.Period), num(w.ACF), num(w.Significance)))
+	case w.BestLag > 0:
+		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s against a shuffled-data threshold of %s, over %d bursts.",
+			secs(w.BestLag), num(w.ACF), num(w.Threshold), len(w.Waves)))
+	case w.Bins > 0 && float64(w.Bins)*w.BinWidth < 2*w.MinLag:
+		out = append(out, fmt.Sprintf("No periodic waves: the %s span only %s, too short to hold a repeat of at least %s.",
+			w.Series, secs(float64(w.Bins)*w.BinWidth), secs(w.MinLag)))
+	case w.Bins > 0:
+		out = append(out, fmt.Sprintf("No periodic waves: the %s show no repeat between %s and half the window (%s).",
+			w.Series, secs(w.MinLag), secs(float64(w.Bins)*w.BinWidth/2)))
+	}
+	if w.Periodic && len(w.Waves) >= 3 {
+		s := fmt.Sprintf("%d waves of %s", len(w.Waves), w.Series)
+		s += fmt.Sprintf(", from %s down to %s", count(w.Waves[0].Size), count(w.Waves[len(w.Waves)-1].Size))
+		if w.DecayRatio > 0 {
+			s += fmt.Sprintf(", each about %s of the one before (geometric fit, R² %s)", num(w.DecayRatio), num(w.DecayR2))
+		}
+		if w.BurstsStopped != nil {
+			s += "; the bursts stopped at " + w.BurstsStopped.Format("15:04:05")
+		}
+		if w.IntraWaveSpacing > 0 {
+			s += fmt.Sprintf("; inside each wave retries repeat every %s", secs(w.IntraWaveSpacing))
+		}
+		out = append(out, s+".")
+	}
+	return out
+}
+
+// joinWords lists items as "a, b or c".
+func joinWords(items []string, conj string) string {
+	s := ""
+	for i, it := range items {
+		switch {
+		case i == 0:
+		case i == len(items)-1:
+			s += " " + conj + " "
+		default:
+			s += ", "
+		}
+		s += it
+	}
+	return s
+}

@@ -1,0 +1,40 @@
+package analyze
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stampede/stampede/timeline"
+)
+
+// dayLong is 28 hours of periodic bursts plus background at 100 ms
+// resolution: a million bins and about 1.4 million events. Built once; the
+// generator is slower than the analysis.
+var dayLong = sync.OnceValue(func() *timeline.Timeline {
+	return incident{sizes: geometric(2000, 0.995, 1180), width: 3 * time.Second, requeue: 75 * time.Second,
+		attempts: 2, retryAfter: 10 * time.Second, attemptTime: 100 * time.Millisecond, background: 1, seed: 9}.build()
+})
+
+// BenchmarkFindWaves is the wave analysis alone over a million bins.
+func BenchmarkFindWaves(b *testing.B) {
+	j := buildJoins(dayLong())
+	bins := len(binSeries(pickSeries(j).times, int64(100*time.Millisecond)).counts)
+	b.ResetTimer()
+	for b.Loop() {
+		if w := findWaves(j, Options{Seed: 1}); !w.Periodic {
+			b.Fatalf("not periodic: best lag %v", w.BestLag)
+		}
+	}
+	b.ReportMetric(float64(bins)*float64(b.N)/b.Elapsed().Seconds(), "bins/s")
+}
+
+// BenchmarkRun is every analysis, joins included.
+func BenchmarkRun(b *testing.B) {
+	tl := dayLong()
+	b.ResetTimer()
+	for b.Loop() {
+		Run(tl, Options{Seed: 1})
+	}
+	b.ReportMetric(float64(len(tl.Events))*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}

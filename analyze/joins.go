@@ -1,0 +1,338 @@
+package analyze
+
+import (
+	"fmt"
+	"iter"
+	"sort"
+
+	"github.com/stampede/stampede/timeline"
+)
+
+// attemptGroup is one call as seen on the wire: the HTTP attempts that the
+// join keys tie together, in time order.
+type attemptGroup struct {
+	// first and last index Timeline.Events; joins.nextAttempt chains the
+	// rest, which spares a slice per call on large logs.
+	first, last int
+	n           int
+	task        string
+	class       timeline.Class
+	// callEvent is the matching SDK call event, or -1.
+	callEvent int
+}
+
+// callUnit is one call, from the SDK log when there is one, else from an
+// attempt group. Every analysis reads calls through this one shape.
+type callUnit struct {
+	start, end   int64
+	attempts     int // 0 when unknown
+	outcome      timeline.Outcome
+	class        timeline.Class
+	task         string
+	queueAttempt int32
+	// group is the attempt group holding this call's HTTP attempts, or -1.
+	group int
+}
+
+func (c *callUnit) failed() bool { return c.outcome.Failed() }
+
+// queueAttemptUnit is one try at a task by the job runner: the calls it made.
+type queueAttemptUnit struct {
+	task       string
+	number     int32
+	calls      []int // indexes into joins.calls, time-ordered
+	start, end int64
+	failed     bool // its last call failed
+}
+
+// taskUnit is one unit of work and its queue attempts in order.
+type taskUnit struct {
+	id            string
+	queueAttempts []int // indexes into joins.queueAttempts
+}
+
+// joins ties the layers together once; reconcile, amplification and waves
+// all read it. It only refers to the timeline, which stays immutable.
+type joins struct {
+	tl *timeline.Timeline
+
+	// http and callEvents index Timeline.Events by layer. Queue-layer
+	// events are not read: queue attempts come from the calls' numbers.
+	http, callEvents []int
+
+	groups []attemptGroup
+	// groupOf maps an event index to its attempt group, -1 when unjoined or
+	// not an attempt.
+	groupOf []int32
+	// nextAttempt is, for an attempt in a group, the index of the group's
+	// next attempt, or -1.
+	nextAttempt []int32
+	// groupByCallID finds the group of a call id seen on the wire.
+	groupByCallID map[string]int
+
+	joinedByCallID, joinedByTaskAttempt int64
+	attemptMethod                       string
+
+	calls         []callUnit
+	callsFromLog  bool
+	queueAttempts []queueAttemptUnit
+	tasks         []taskUnit
+	// queueExact is false when each call had to be taken for one queue
+	// attempt.
+	queueExact  bool
+	queueMethod string
+
+	warnings []string
+}
+
+func (j *joins) warnf(format string, a ...any) {
+	j.warnings = append(j.warnings, fmt.Sprintf(format, a...))
+}
+
+func (j *joins) joinedAttempts() int64 { return j.joinedByCallID + j.joinedByTaskAttempt }
+
+func buildJoins(tl *timeline.Timeline) *joins {
+	j := &joins{tl: tl, groupOf: make([]int32, len(tl.Events)), nextAttempt: make([]int32, len(tl.Events))}
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		j.groupOf[i] = -1
+		j.nextAttempt[i] = -1
+		switch e.Layer {
+		case timeline.LayerHTTP:
+			j.http = append(j.http, i)
+		case timeline.LayerCall:
+			j.callEvents = append(j.callEvents, i)
+		}
+	}
+	j.joinAttempts()
+	j.buildCalls()
+	j.warnJoinCoverage()
+	j.buildQueue()
+	return j
+}
+
+// joinAttempts groups HTTP attempts into calls: by call id when the wire has
+// one (amz-sdk-invocation-id), else per task where attempt 1 opens a new call
+// (x-stainless-retry-count 0). Events are sorted by Start, so appending keeps
+// each group in time order.
+func (j *joins) joinAttempts() {
+	byID := make(map[string]int, len(j.http)/2)
+	j.groupByCallID = byID
+	current := make(map[string]int, 1024)
+	for _, i := range j.http {
+		e := &j.tl.Events[i]
+		switch {
+		case e.CallID != "":
+			g, ok := byID[e.CallID]
+			if !ok {
+				g = j.newGroup(e)
+				byID[e.CallID] = g
+			}
+			j.addToGroup(g, i)
+			j.joinedByCallID++
+		case e.TaskID != "" && e.Attempt > 0:
+			g, ok := current[e.TaskID]
+			if !ok || e.Attempt == 1 || e.Attempt <= j.tl.Events[j.groups[g].last].Attempt {
+				g = j.newGroup(e)
+				current[e.TaskID] = g
+			}
+			j.addToGroup(g, i)
+			j.joinedByTaskAttempt++
+		}
+	}
+	total := int64(len(j.http))
+	switch {
+	case total == 0:
+		j.attemptMethod = "no HTTP attempts"
+	case j.joinedByCallID == total:
+		j.attemptMethod = "exact: call id (amz-sdk-invocation-id)"
+	case j.joinedByTaskAttempt == total:
+		j.attemptMethod = "exact: attempt numbers per task (x-stainless-retry-count)"
+	case j.joinedAttempts() == 0:
+		j.attemptMethod = "estimated from counts: no call id or attempt number on the wire"
+	default:
+		j.attemptMethod = fmt.Sprintf("partial: %s of attempts by call id, %s by attempt numbers per task, %s unjoined",
+			pct(float64(j.joinedByCallID)/float64(total)), pct(float64(j.joinedByTaskAttempt)/float64(total)),
+			pct(float64(total-j.joinedAttempts())/float64(total)))
+	}
+}
+
+// warnJoinCoverage flags a join that left more than a tenth of the attempts
+// without a call.
+func (j *joins) warnJoinCoverage() {
+	total := int64(len(j.http))
+	if total == 0 || float64(j.joinedAttempts()) >= 0.9*float64(total) {
+		return
+	}
+	where := fmt.Sprintf("per-call figures rest on the other %s", pct(float64(j.joinedAttempts())/float64(total)))
+	if j.callsFromLog {
+		where = "per-call figures come from the SDK log"
+	}
+	j.warnf("%s of %s HTTP attempts had no call id or attempt number: they count in the HTTP totals; %s",
+		pct(float64(total-j.joinedAttempts())/float64(total)), count(total), where)
+}
+
+func (j *joins) newGroup(e *timeline.Event) int {
+	j.groups = append(j.groups, attemptGroup{task: e.TaskID, class: e.Class, callEvent: -1})
+	return len(j.groups) - 1
+}
+
+func (j *joins) addToGroup(g, i int) {
+	gr := &j.groups[g]
+	if gr.n == 0 {
+		gr.first = i
+	} else {
+		j.nextAttempt[gr.last] = int32(i)
+	}
+	gr.last = i
+	gr.n++
+	j.groupOf[i] = int32(g)
+	if gr.task == "" {
+		gr.task = j.tl.Events[i].TaskID
+	}
+}
+
+// attemptsOf yields the event indexes of group g's attempts in time order.
+func (j *joins) attemptsOf(g int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for i := j.groups[g].first; i >= 0; i = int(j.nextAttempt[i]) {
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+// buildCalls takes calls from the SDK log when there is one, matching them to
+// attempt groups by call id; otherwise each attempt group is a call whose
+// outcome is its final attempt's.
+func (j *joins) buildCalls() {
+	if len(j.callEvents) > 0 {
+		j.callsFromLog = true
+		for _, i := range j.callEvents {
+			e := &j.tl.Events[i]
+			c := callUnit{start: e.Start, end: eventEnd(e), attempts: int(e.Attempts), outcome: e.Outcome,
+				class: e.Class, task: e.TaskID, queueAttempt: e.QueueAttempt, group: -1}
+			if g, ok := j.groupByCallID[e.CallID]; ok && e.CallID != "" {
+				c.group = g
+				j.groups[g].callEvent = i
+				if j.groups[g].task == "" {
+					j.groups[g].task = e.TaskID
+				}
+				if c.attempts == 0 {
+					c.attempts = j.groups[g].n
+				}
+			}
+			j.calls = append(j.calls, c)
+		}
+		j.warnMissingTasks()
+		return
+	}
+	for g := range j.groups {
+		gr := &j.groups[g]
+		first, last := &j.tl.Events[gr.first], &j.tl.Events[gr.last]
+		j.calls = append(j.calls, callUnit{start: first.Start, end: eventEnd(last), attempts: gr.n,
+			outcome: last.Outcome, class: gr.class, task: gr.task, group: g})
+	}
+	// Groups were opened in time order of their first attempt, so calls are
+	// already sorted by start.
+	j.warnMissingTasks()
+}
+
+// warnMissingTasks says how many batch calls cannot be tied to a task: they
+// drop out of the queue layers of the amplification.
+func (j *joins) warnMissingTasks() {
+	var batch, noTask int64
+	for i := range j.calls {
+		if c := &j.calls[i]; c.class == timeline.ClassBatch {
+			batch++
+			if c.task == "" {
+				noTask++
+			}
+		}
+	}
+	if noTask > 0 {
+		j.warnf("%s of %s batch calls had no task id: they are left out of the queue attempt layers",
+			pct(float64(noTask)/float64(batch)), count(batch))
+	}
+}
+
+// eventEnd is End, or Start when the log had one timestamp.
+func eventEnd(e *timeline.Event) int64 {
+	if e.End > e.Start {
+		return e.End
+	}
+	return e.Start
+}
+
+// buildQueue groups calls into queue attempts and tasks. With queue attempt
+// numbers on the calls the grouping is exact; without them each call is
+// taken for one queue attempt.
+func (j *joins) buildQueue() {
+	type key struct {
+		task string
+		n    int32
+	}
+	haveNumbers := false
+	for i := range j.calls {
+		if j.calls[i].task != "" && j.calls[i].queueAttempt > 0 {
+			haveNumbers = true
+			break
+		}
+	}
+	j.queueExact = haveNumbers
+	switch {
+	case haveNumbers:
+		j.queueMethod = "exact: queue attempt numbers on SDK calls"
+	case j.callsFromLog:
+		j.queueMethod = "each SDK call with a task id taken as one queue attempt (no queue attempt numbers)"
+	default:
+		j.queueMethod = "each HTTP call group with a task id taken as one queue attempt (no SDK call log)"
+	}
+	qaIndex := make(map[key]int, len(j.calls))
+	taskIndex := make(map[string]int, 1024)
+	nextNumber := map[string]int32{}
+	for ci := range j.calls {
+		c := &j.calls[ci]
+		if c.task == "" {
+			continue
+		}
+		n := c.queueAttempt
+		if !haveNumbers || n <= 0 {
+			nextNumber[c.task]++
+			n = -nextNumber[c.task] // negative: synthetic, never collides with a logged number
+		}
+		k := key{c.task, n}
+		qi, ok := qaIndex[k]
+		if !ok {
+			qi = len(j.queueAttempts)
+			qaIndex[k] = qi
+			j.queueAttempts = append(j.queueAttempts, queueAttemptUnit{task: c.task, number: n, start: c.start})
+			ti, ok := taskIndex[c.task]
+			if !ok {
+				ti = len(j.tasks)
+				taskIndex[c.task] = ti
+				j.tasks = append(j.tasks, taskUnit{id: c.task})
+			}
+			j.tasks[ti].queueAttempts = append(j.tasks[ti].queueAttempts, qi)
+		}
+		qa := &j.queueAttempts[qi]
+		qa.calls = append(qa.calls, ci)
+		qa.start = min(qa.start, c.start)
+		if c.end >= qa.end {
+			qa.end = c.end
+			qa.failed = c.failed()
+		}
+	}
+	if len(j.tasks) > 0 && !haveNumbers {
+		unit := "HTTP call"
+		if j.callsFromLog {
+			unit = "SDK call"
+		}
+		j.warnf("no queue attempt numbers: each %s with a task id taken as one queue attempt (calls per queue attempt assumed 1)", unit)
+	}
+	for ti := range j.tasks {
+		qas := j.tasks[ti].queueAttempts
+		sort.SliceStable(qas, func(a, b int) bool { return j.queueAttempts[qas[a]].start < j.queueAttempts[qas[b]].start })
+	}
+}

@@ -1,0 +1,220 @@
+package analyze
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/stampede/stampede/timeline"
+)
+
+// Reconcile explains why the HTTP throttle rate and the application's error
+// rate differ. Its caveats are in Run's Warnings.
+func Reconcile(tl *timeline.Timeline) Reconciliation {
+	return reconcile(buildJoins(tl))
+}
+
+func httpSide(tl *timeline.Timeline, idx []int, keep func(*timeline.Event) bool) HTTPSide {
+	var h HTTPSide
+	for _, i := range idx {
+		e := &tl.Events[i]
+		if keep != nil && !keep(e) {
+			continue
+		}
+		h.Attempts++
+		switch e.Outcome {
+		case timeline.OutcomeOK:
+			h.OK++
+		case timeline.OutcomeThrottled:
+			h.Throttled++
+		case timeline.OutcomeRetryable:
+			h.Retryable++
+		case timeline.OutcomeNonRetryable:
+			h.NonRetryable++
+		}
+	}
+	h.ThrottleRate = ratio(float64(h.Throttled), float64(h.Attempts))
+	return h
+}
+
+func appSide(j *joins, keep func(*callUnit) bool) AppSide {
+	var a AppSide
+	for i := range j.calls {
+		c := &j.calls[i]
+		if keep != nil && !keep(c) {
+			continue
+		}
+		a.Calls++
+		if c.failed() {
+			a.Failed++
+			if c.outcome == timeline.OutcomeThrottled {
+				a.FailedThrottle++
+			}
+		}
+	}
+	a.ErrorRate = ratio(float64(a.Failed), float64(a.Calls))
+	if j.callsFromLog {
+		a.Source = "sdk log"
+	} else {
+		a.Source = "inferred: final attempt of each HTTP call joined by " + j.attemptMethod
+	}
+	return a
+}
+
+// attemptsPerCall prefers the SDK's own attempt count; without it, the
+// joined attempt groups; without those, HTTP attempts over logged calls.
+func attemptsPerCall(j *joins, keep func(*callUnit) bool, httpAttempts int64) (float64, bool) {
+	var att, n int64
+	for i := range j.calls {
+		c := &j.calls[i]
+		if (keep == nil || keep(c)) && c.attempts > 0 {
+			att += int64(c.attempts)
+			n++
+		}
+	}
+	if n > 0 {
+		return float64(att) / float64(n), true
+	}
+	calls := int64(0)
+	for i := range j.calls {
+		if keep == nil || keep(&j.calls[i]) {
+			calls++
+		}
+	}
+	return ratio(float64(httpAttempts), float64(calls)), false
+}
+
+func reconcile(j *joins) Reconciliation {
+	tl := j.tl
+	r := Reconciliation{HTTP: httpSide(tl, j.http, nil), App: appSide(j, nil), Method: j.attemptMethod,
+		AttemptsJoined: j.joinedAttempts(), ByClass: []ClassReconciliation{}}
+	r.AttemptsPerCall, _ = attemptsPerCall(j, nil, r.HTTP.Attempts)
+
+	// Split every throttled attempt by the fate of its call, as seen on the
+	// wire: a later ok attempt in the same group recovered it.
+	recovered := make([]bool, len(j.groups))
+	for g := range j.groups {
+		recovered[g] = tl.Events[j.groups[g].last].Outcome == timeline.OutcomeOK
+	}
+	for _, i := range j.http {
+		e := &tl.Events[i]
+		if e.Outcome != timeline.OutcomeThrottled {
+			continue
+		}
+		switch g := j.groupOf[i]; {
+		case g < 0:
+			r.ThrottledUnjoined++
+		case recovered[g] && i != j.groups[g].last:
+			// The group ends in success and this attempt is not its end.
+			r.ThrottledRecovered++
+		default:
+			r.ThrottledInFailedCalls++
+		}
+	}
+	// A call recovered by retry: ok in the end after at least one failed
+	// attempt.
+	if j.callsFromLog && hasSDKAttempts(j) {
+		for i := range j.calls {
+			c := &j.calls[i]
+			if c.outcome == timeline.OutcomeOK && c.attempts > 1 {
+				r.CallsRecoveredByRetry++
+			}
+		}
+	} else {
+		for g := range j.groups {
+			if recovered[g] && j.groups[g].n > 1 {
+				r.CallsRecoveredByRetry++
+			}
+		}
+	}
+
+	for _, cl := range []timeline.Class{timeline.ClassBatch, timeline.ClassInteractive} {
+		cl := cl
+		h := httpSide(tl, j.http, func(e *timeline.Event) bool { return e.Class == cl })
+		keep := func(c *callUnit) bool { return c.class == cl }
+		a := appSide(j, keep)
+		if h.Attempts == 0 && a.Calls == 0 {
+			continue
+		}
+		apc, _ := attemptsPerCall(j, keep, h.Attempts)
+		r.ByClass = append(r.ByClass, ClassReconciliation{Class: cl.String(), HTTP: h, App: a, AttemptsPerCall: apc})
+	}
+	if !j.callsFromLog && len(j.http) > 0 {
+		j.warnf("no SDK call log: application error rate inferred from HTTP join keys")
+	}
+	r.Explanation = explainReconcile(&r)
+	if r.Explanation == nil {
+		r.Explanation = []string{}
+	}
+	return r
+}
+
+func hasSDKAttempts(j *joins) bool {
+	for _, i := range j.callEvents {
+		if j.tl.Events[i].Attempts > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// explainReconcile puts numerators and denominators side by side. Every
+// number in it is a field of r.
+func explainReconcile(r *Reconciliation) []string {
+	var out []string
+	h, a := r.HTTP, r.App
+	if h.Attempts > 0 && a.Calls > 0 {
+		link := "and"
+		switch {
+		case a.ErrorRate < h.ThrottleRate:
+			link = "but only"
+		case a.ErrorRate > h.ThrottleRate:
+			link = "while"
+		}
+		s := fmt.Sprintf("%s of %s HTTP %s %s throttled (%s), %s %s of %s %s failed (%s)",
+			pct(h.ThrottleRate), count(h.Attempts), plural(h.Attempts, "attempt", "attempts"), plural(h.Attempts, "was", "were"),
+			count(h.Throttled), link, pct(a.ErrorRate), count(a.Calls), plural(a.Calls, "call", "calls"), count(a.Failed))
+		if r.AttemptsPerCall > 0 {
+			s += fmt.Sprintf(": each call made %s attempts on average", num(r.AttemptsPerCall))
+		}
+		s += fmt.Sprintf(", and %s throttled %s retried into a success.", count(r.ThrottledRecovered),
+			plural(r.ThrottledRecovered, "attempt was", "attempts were"))
+		out = append(out, s)
+	} else if a.Calls > 0 {
+		s := fmt.Sprintf("%s of %s %s failed (%s)", pct(a.ErrorRate), count(a.Calls), plural(a.Calls, "call", "calls"), count(a.Failed))
+		if r.AttemptsPerCall > 0 {
+			s += fmt.Sprintf(" after %s attempts per call as the SDK reports them", num(r.AttemptsPerCall))
+		}
+		out = append(out, s+"; there is no HTTP access log to compare with.")
+	} else if h.Attempts > 0 {
+		out = append(out, fmt.Sprintf("%s of %s HTTP %s throttled (%s); no calls could be identified.",
+			pct(h.ThrottleRate), count(h.Attempts), plural(h.Attempts, "attempt was", "attempts were"), count(h.Throttled)))
+	}
+	if h.Throttled > 0 {
+		parts := []string{
+			fmt.Sprintf("%s %s followed by a successful retry of the same call", count(r.ThrottledRecovered), plural(r.ThrottledRecovered, "was", "were")),
+			fmt.Sprintf("%s belonged to calls that failed", count(r.ThrottledInFailedCalls)),
+		}
+		if r.ThrottledUnjoined > 0 {
+			parts = append(parts, fmt.Sprintf("%s could not be tied to a call", count(r.ThrottledUnjoined)))
+		}
+		out = append(out, fmt.Sprintf("Of the %s throttled %s, %s.", count(h.Throttled), plural(h.Throttled, "attempt", "attempts"),
+			joinWords(parts, "and")))
+	}
+	for _, c := range r.ByClass {
+		if c.HTTP.Attempts == 0 || c.App.Calls == 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: %s of %s %s throttled (%s), %s of %s %s failed (%s), %s attempts per call.",
+			upperFirst(c.Class), pct(c.HTTP.ThrottleRate), count(c.HTTP.Attempts), plural(c.HTTP.Attempts, "attempt", "attempts"),
+			count(c.HTTP.Throttled), pct(c.App.ErrorRate), count(c.App.Calls), plural(c.App.Calls, "call", "calls"),
+			count(c.App.Failed), num(c.AttemptsPerCall)))
+	}
+	return out
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

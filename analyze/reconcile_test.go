@@ -1,0 +1,220 @@
+package analyze
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stampede/stampede/timeline"
+)
+
+// ev is a terse constructor for hand-built timelines: start in seconds
+// after genEpoch.
+func ev(layer timeline.Layer, sec float64, out timeline.Outcome, class timeline.Class, task, call string, attempt int32) timeline.Event {
+	start := genEpoch + int64(sec*1e9)
+	return timeline.Event{Start: start, End: start + 1e8, Layer: layer, Outcome: out, Class: class, Status: statusOf(out),
+		TaskID: task, CallID: call, Attempt: attempt, RetryAfter: timeline.NoRetryAfter}
+}
+
+const (
+	ok  = timeline.OutcomeOK
+	thr = timeline.OutcomeThrottled
+	bat = timeline.ClassBatch
+	ia  = timeline.ClassInteractive
+)
+
+// callLog builds a call event as the SDK log reports it.
+func callLog(sec float64, out timeline.Outcome, class timeline.Class, task, call string, attempts, queueAttempt int32) timeline.Event {
+	e := ev(timeline.LayerCall, sec, out, class, task, call, 0)
+	e.Attempts, e.QueueAttempt, e.Status = attempts, queueAttempt, 0
+	return e
+}
+
+func build(events ...timeline.Event) *timeline.Timeline {
+	tl := &timeline.Timeline{Events: events, Sources: []timeline.Source{{Path: "hand.log"}}}
+	for i := range tl.Events {
+		tl.Events[i].Line = int64(i + 1)
+	}
+	tl.Sort()
+	return tl
+}
+
+// callIDTimeline: calls joined by amz-sdk-invocation-id with an SDK log.
+// c1 recovers after two throttles, c2 fails after three, its task is
+// requeued into c3, c4 is interactive, and one throttled attempt carries no
+// key at all.
+func callIDTimeline() *timeline.Timeline {
+	h := timeline.LayerHTTP
+	evs := []timeline.Event{
+		ev(h, 0, thr, bat, "T1", "c1", 0), ev(h, 1, thr, bat, "T1", "c1", 0), ev(h, 2, ok, bat, "T1", "c1", 0),
+		ev(h, 0.5, thr, bat, "T2", "c2", 0), ev(h, 1.5, thr, bat, "T2", "c2", 0), ev(h, 2.5, thr, bat, "T2", "c2", 0),
+		ev(h, 62.5, ok, bat, "T2", "c3", 0),
+		ev(h, 3, ok, ia, "", "c4", 0),
+		ev(h, 4, thr, ia, "", "", 0),
+		callLog(0, ok, bat, "T1", "c1", 3, 1), callLog(0.5, thr, bat, "T2", "c2", 3, 1),
+		callLog(62.5, ok, bat, "T2", "c3", 1, 2), callLog(3, ok, ia, "", "c4", 1, 0),
+	}
+	for i := range evs {
+		if evs[i].Layer == h && evs[i].CallID != "" {
+			evs[i].MaxAttempts = 3
+		}
+	}
+	return build(evs...)
+}
+
+// attemptNumberTimeline: no SDK log and no call id; calls are cut per task
+// where attempt 1 starts (x-stainless-retry-count). One attempt has no key.
+func attemptNumberTimeline() *timeline.Timeline {
+	h := timeline.LayerHTTP
+	return build(
+		ev(h, 0, thr, bat, "T1", "", 1), ev(h, 1, ok, bat, "T1", "", 2),
+		ev(h, 0.2, thr, bat, "T2", "", 1), ev(h, 1.2, thr, bat, "T2", "", 2),
+		ev(h, 61.3, ok, bat, "T2", "", 1),
+		ev(h, 5, ok, ia, "", "", 0),
+	)
+}
+
+func TestReconcile(t *testing.T) {
+	tests := []struct {
+		name      string
+		tl        *timeline.Timeline
+		http      HTTPSide
+		app       AppSide
+		apc       float64
+		recovered int64
+		inFailed  int64
+		unjoined  int64
+		byRetry   int64
+		// unjoinedAttempts is every attempt without a key, throttled or not.
+		unjoinedAttempts int64
+		method           string
+		appSource        string
+		warnSubstr       []string
+	}{
+		{
+			name: "call id with SDK log", tl: callIDTimeline(),
+			http: HTTPSide{Attempts: 9, OK: 3, Throttled: 6, ThrottleRate: 6.0 / 9},
+			app:  AppSide{Calls: 4, Failed: 1, FailedThrottle: 1, ErrorRate: 0.25, Source: "sdk log"},
+			apc:  2, recovered: 2, inFailed: 3, unjoined: 1, byRetry: 1, unjoinedAttempts: 1,
+			method:     "partial: 88.9% of attempts by call id",
+			appSource:  "sdk log",
+			warnSubstr: []string{"11.1% of 9 HTTP attempts had no call id or attempt number"},
+		},
+		{
+			name: "attempt numbers per task, no SDK log", tl: attemptNumberTimeline(),
+			http: HTTPSide{Attempts: 6, OK: 3, Throttled: 3, ThrottleRate: 0.5},
+			app:  AppSide{Calls: 3, Failed: 1, FailedThrottle: 1, ErrorRate: 1.0 / 3},
+			apc:  5.0 / 3, recovered: 1, inFailed: 2, unjoined: 0, byRetry: 1, unjoinedAttempts: 1,
+			method:     "partial: 0.0% of attempts by call id, 83.3% by attempt numbers per task",
+			appSource:  "inferred",
+			warnSubstr: []string{"16.7% of 6 HTTP attempts had no call id or attempt number", "no SDK call log"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Run(tc.tl, Options{})
+			r := res.Reconcile
+			if r.HTTP != tc.http {
+				t.Errorf("HTTP = %+v, want %+v", r.HTTP, tc.http)
+			}
+			app := r.App
+			app.Source = ""
+			want := tc.app
+			want.Source = ""
+			if app != want {
+				t.Errorf("App = %+v, want %+v", r.App, tc.app)
+			}
+			if !strings.HasPrefix(r.App.Source, tc.appSource) {
+				t.Errorf("App.Source = %q, want prefix %q", r.App.Source, tc.appSource)
+			}
+			if !close(r.AttemptsPerCall, tc.apc) {
+				t.Errorf("AttemptsPerCall = %v, want %v", r.AttemptsPerCall, tc.apc)
+			}
+			if r.ThrottledRecovered != tc.recovered || r.ThrottledInFailedCalls != tc.inFailed || r.ThrottledUnjoined != tc.unjoined {
+				t.Errorf("split = %d/%d/%d, want %d/%d/%d", r.ThrottledRecovered, r.ThrottledInFailedCalls, r.ThrottledUnjoined,
+					tc.recovered, tc.inFailed, tc.unjoined)
+			}
+			if sum := r.ThrottledRecovered + r.ThrottledInFailedCalls + r.ThrottledUnjoined; sum != r.HTTP.Throttled {
+				t.Errorf("throttled split sums to %d, want %d", sum, r.HTTP.Throttled)
+			}
+			if r.AttemptsJoined != r.HTTP.Attempts-tc.unjoinedAttempts {
+				t.Errorf("AttemptsJoined = %d, want %d", r.AttemptsJoined, r.HTTP.Attempts-tc.unjoinedAttempts)
+			}
+			if r.CallsRecoveredByRetry != tc.byRetry {
+				t.Errorf("CallsRecoveredByRetry = %d, want %d", r.CallsRecoveredByRetry, tc.byRetry)
+			}
+			if !strings.HasPrefix(r.Method, tc.method) {
+				t.Errorf("Method = %q, want prefix %q", r.Method, tc.method)
+			}
+			for _, w := range tc.warnSubstr {
+				if !containsSubstr(res.Warnings, w) {
+					t.Errorf("no warning containing %q in %q", w, res.Warnings)
+				}
+			}
+			if len(r.Explanation) == 0 {
+				t.Error("no explanation")
+			}
+			for _, s := range r.Explanation {
+				t.Log(s)
+			}
+		})
+	}
+}
+
+func TestReconcileExplanationWording(t *testing.T) {
+	r := Reconciliation{
+		HTTP:               HTTPSide{Attempts: 33952, Throttled: 10593, ThrottleRate: 10593.0 / 33952},
+		App:                AppSide{Calls: 12040, Failed: 494, ErrorRate: 494.0 / 12040},
+		AttemptsPerCall:    2.82,
+		ThrottledRecovered: 9114, ThrottledInFailedCalls: 1479,
+	}
+	got := explainReconcile(&r)
+	want := "31.2% of 33,952 HTTP attempts were throttled (10,593), but only 4.1% of 12,040 calls failed (494): each call made 2.82 attempts on average, and 9,114 throttled attempts were retried into a success."
+	if got[0] != want {
+		t.Errorf("got  %q\nwant %q", got[0], want)
+	}
+	if want := "Of the 10,593 throttled attempts, 9,114 were followed by a successful retry of the same call and 1,479 belonged to calls that failed."; got[1] != want {
+		t.Errorf("got  %q\nwant %q", got[1], want)
+	}
+}
+
+// TestThrottledSplitInvariant: whatever the join keys, every throttled
+// attempt lands in exactly one of recovered, in failed calls, unjoined.
+func TestThrottledSplitInvariant(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	outcomes := []timeline.Outcome{ok, thr, thr, timeline.OutcomeRetryable, timeline.OutcomeNonRetryable}
+	for iter := 0; iter < 200; iter++ {
+		var evs []timeline.Event
+		for i := 0; i < 1+rng.IntN(60); i++ {
+			task, call := "", ""
+			if rng.IntN(3) > 0 {
+				task = string(rune('A' + rng.IntN(5)))
+			}
+			if rng.IntN(2) == 0 {
+				call = string(rune('a' + rng.IntN(8)))
+			}
+			evs = append(evs, ev(timeline.LayerHTTP, rng.Float64()*100, outcomes[rng.IntN(len(outcomes))], bat, task, call, int32(rng.IntN(4))))
+		}
+		if rng.IntN(2) == 0 {
+			evs = append(evs, callLog(rng.Float64()*100, outcomes[rng.IntN(len(outcomes))], bat, "A", "a", int32(rng.IntN(4)), 1))
+		}
+		r := Reconcile(build(evs...))
+		if sum := r.ThrottledRecovered + r.ThrottledInFailedCalls + r.ThrottledUnjoined; sum != r.HTTP.Throttled {
+			t.Fatalf("iteration %d: split %d+%d+%d != %d throttled", iter, r.ThrottledRecovered, r.ThrottledInFailedCalls, r.ThrottledUnjoined, r.HTTP.Throttled)
+		}
+		if r.HTTP.OK+r.HTTP.Throttled+r.HTTP.Retryable+r.HTTP.NonRetryable > r.HTTP.Attempts {
+			t.Fatalf("iteration %d: outcomes exceed attempts: %+v", iter, r.HTTP)
+		}
+	}
+}
+
+func close(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+func containsSubstr(list []string, sub string) bool {
+	for _, s := range list {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,802 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/stampede/stampede/timeline"
+)
+
+// FindWaves looks for periodic retry waves in the timeline and for the fixed
+// delays that would explain their period. Its caveats are in Run's Warnings.
+func FindWaves(tl *timeline.Timeline, opt Options) Waves {
+	return findWaves(buildJoins(tl), opt)
+}
+
+// maxBins bounds the binned series; wider spans get wider bins.
+const maxBins = 2_000_000
+
+// series is what the period detector bins: arrival times of one kind of
+// event, in Unix nanoseconds, ascending.
+type series struct {
+	name  string
+	times []int64
+}
+
+// pickSeries prefers batch call starts because each call appears once however
+// many attempts it made; attempts would add the SDK's own retry comb to the
+// requeue period.
+func pickSeries(j *joins) series {
+	tl := j.tl
+	batch := false
+	for i := range tl.Events {
+		if tl.Events[i].Class == timeline.ClassBatch {
+			batch = true
+			break
+		}
+	}
+	prefix := "all"
+	if batch {
+		prefix = "batch"
+	}
+	keep := func(c timeline.Class) bool { return !batch || c == timeline.ClassBatch }
+
+	var s series
+	numbered := false
+	for _, i := range j.http {
+		if e := &tl.Events[i]; keep(e.Class) && e.Attempt > 0 {
+			numbered = true
+			break
+		}
+	}
+	if numbered && j.callsFromLog && secondQuantised(j, keep) {
+		// Access logs stamp requests to the second; an SDK log that keeps
+		// sub-second call starts gives the same series, sharper.
+		numbered = false
+	}
+	if numbered {
+		s.name = prefix + " call starts (first attempts)"
+		for _, i := range j.http {
+			if e := &tl.Events[i]; keep(e.Class) && e.Attempt == 1 {
+				s.times = append(s.times, e.Start)
+			}
+		}
+		return s
+	}
+	if j.callsFromLog {
+		s.name = prefix + " call starts (SDK log)"
+		for i := range j.calls {
+			if keep(j.calls[i].class) {
+				s.times = append(s.times, j.calls[i].start)
+			}
+		}
+		if len(s.times) > 0 {
+			return s
+		}
+	}
+	if j.joinedByCallID > 0 {
+		s.name = prefix + " call starts (first attempt per call id)"
+		for g := range j.groups {
+			if keep(j.groups[g].class) {
+				s.times = append(s.times, tl.Events[j.groups[g].first].Start)
+			}
+		}
+		sort.Slice(s.times, func(a, b int) bool { return s.times[a] < s.times[b] })
+		if len(s.times) > 0 {
+			return s
+		}
+	}
+	s.name = prefix + " attempts"
+	for _, i := range j.http {
+		if e := &tl.Events[i]; keep(e.Class) {
+			s.times = append(s.times, e.Start)
+		}
+	}
+	if len(s.times) == 0 {
+		// No HTTP attempts at all: fall back to whatever was logged.
+		s.name = prefix + " events"
+		for i := range tl.Events {
+			if keep(tl.Events[i].Class) {
+				s.times = append(s.times, tl.Events[i].Start)
+			}
+		}
+	}
+	return s
+}
+
+// secondQuantised reports whether the HTTP attempts carry only whole-second
+// times (a Start derived as end minus duration counts as whole-second when
+// End is whole) while the SDK log's calls do not.
+func secondQuantised(j *joins, keep func(timeline.Class) bool) bool {
+	for _, i := range j.http {
+		e := &j.tl.Events[i]
+		if !keep(e.Class) {
+			continue
+		}
+		t := e.Start
+		if e.End != 0 {
+			t = e.End
+		}
+		if t%int64(time.Second) != 0 {
+			return false
+		}
+	}
+	for i := range j.calls {
+		if c := &j.calls[i]; keep(c.class) && c.start%int64(time.Second) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// autoBinWidth follows the timestamp resolution (1 s when every timestamp is
+// a whole second, else 100 ms) and widens bins so the series stays under
+// maxBins.
+func autoBinWidth(times []int64) int64 {
+	bw := int64(100 * time.Millisecond)
+	whole := true
+	for _, t := range times {
+		if t%int64(time.Second) != 0 {
+			whole = false
+			break
+		}
+	}
+	if whole {
+		bw = int64(time.Second)
+	}
+	if len(times) > 1 {
+		span := times[len(times)-1] - times[0]
+		if need := span/maxBins + 1; need > bw {
+			bw = (need + bw - 1) / bw * bw
+		}
+	}
+	return bw
+}
+
+// binned is the series as counts per bin from t0.
+type binned struct {
+	t0, width int64
+	counts    []float64
+}
+
+func binSeries(times []int64, width int64) binned {
+	b := binned{width: width}
+	if len(times) == 0 {
+		return b
+	}
+	b.t0 = times[0] - times[0]%width
+	n := int((times[len(times)-1]-b.t0)/width) + 1
+	b.counts = make([]float64, n)
+	for _, t := range times {
+		b.counts[(t-b.t0)/width]++
+	}
+	return b
+}
+
+// periodResult is the detector's verdict on binned counts.
+type periodResult struct {
+	found        bool
+	lag          float64 // bins, refined by parabolic interpolation
+	acf          float64
+	threshold    float64
+	intraSpacing float64 // bins, 0 when none
+}
+
+// detectPeriod runs baseline removal, the FFT autocorrelation, the harmonic
+// period choice and the surrogate test over binned counts.
+func detectPeriod(counts []float64, minLag int, seed uint64) periodResult {
+	var pr periodResult
+	n := len(counts)
+	// The square root tames the first wave: one bin of 300 calls would
+	// otherwise outweigh all later waves together in the ACF and in the
+	// shuffled surrogates.
+	root := make([]float64, n)
+	for i, c := range counts {
+		root[i] = math.Sqrt(c)
+	}
+	smooth := max(1, minLag/4)
+	prepare := func(x []float64) []float64 { return centre(boxSmooth(x, smooth)) }
+	maxLag := n / 2
+	if n < 4 || maxLag <= minLag {
+		return pr
+	}
+	resid, _ := removeBaseline(boxSmooth(root, smooth), min(n, max(n/8, 8*minLag)))
+	eng := newACFEngine(n)
+	r := eng.acf(resid)
+	best, ok := choosePeriod(r, minLag, maxLag)
+	if !ok {
+		return pr
+	}
+	pr.found = true
+	pr.lag = parabolicPeak(r, best.lag)
+	pr.acf = r[best.lag]
+	surrogates := 49
+	if n > 1<<14 {
+		surrogates = 19
+	}
+	pr.threshold = surrogateThreshold(root, prepare, minLag, maxLag, surrogates, seed)
+	pr.intraSpacing = combSpacing(r, minLag, best.lag, pr.threshold)
+	return pr
+}
+
+// combSpacing is the strongest ACF peak between minLag and half the period
+// that is not a harmonic of it (the retry spacing inside each wave), if it clears
+// the surrogate threshold.
+func combSpacing(r []float64, minLag, period int, threshold float64) float64 {
+	var best peakCandidate
+	// Above half the period sit the period's own shoulders and its
+	// combinations with the comb (P-c, P-2c), which are not a new spacing.
+	for _, c := range localMaxima(r, minLag, period/2) {
+		if isSubharmonic(r, c.lag, period, threshold) {
+			continue
+		}
+		if c.acf > best.acf {
+			best = c
+		}
+	}
+	if best.lag == 0 || best.acf <= threshold {
+		return 0
+	}
+	return parabolicPeak(r, best.lag)
+}
+
+// isSubharmonic reports whether lag is P/k for some k >= 2 with the ACF
+// above threshold at every multiple of lag up to P. A retry-after comb can
+// divide the period by coincidence (84 s = 7 x 12 s) but repeats only a few
+// times inside each wave, so it fails the multiples test.
+func isSubharmonic(r []float64, lag, period int, threshold float64) bool {
+	k := int(math.Round(float64(period) / float64(lag)))
+	if k < 2 || math.Abs(float64(period)-float64(k*lag)) > float64(k) {
+		return false
+	}
+	for m := 2; m < k; m++ {
+		best := math.Inf(-1)
+		for u := m*lag - m; u <= m*lag+m && u < len(r); u++ {
+			if u > 0 {
+				best = math.Max(best, r[u])
+			}
+		}
+		if best <= threshold {
+			return false
+		}
+	}
+	return true
+}
+
+// burst is a run of bins holding more arrivals than the background explains.
+type burst struct{ lo, hi int } // inclusive bin range
+
+// hotThreshold is the most arrivals a window expecting lambda background
+// arrivals plausibly holds: about four Poisson standard deviations above.
+func hotThreshold(lambda float64) float64 {
+	return lambda + 4*math.Sqrt(lambda) + 1
+}
+
+// backgroundLevel estimates the background arrivals per bin, block by block:
+// start from the block's mean (inflated by any waves in it), drop the windows
+// that are hot against that level, and re-average what is left until it
+// settles. A median would say 0 for sparse traffic (most 100 ms bins are
+// empty even at a few requests per second), and every stray pair of
+// background arrivals would then look like a burst.
+func backgroundLevel(prefix []float64, block, smooth int) []float64 {
+	n := len(prefix) - 1
+	level := make([]float64, n)
+	hot := make([]bool, n)
+	nb := blockCount(n, block)
+	for b := 0; b < nb; b++ {
+		lo, hi := b*n/nb, (b+1)*n/nb
+		lambda := (prefix[hi] - prefix[lo]) / float64(hi-lo)
+		for iter := 0; iter < 8; iter++ {
+			clear(hot[lo:hi])
+			for i := lo; i < hi; i++ {
+				a, b := max(lo, i-smooth/2), min(hi, i-smooth/2+smooth)
+				if prefix[b]-prefix[a] > hotThreshold(lambda*float64(b-a)) {
+					for k := a; k < b; k++ {
+						hot[k] = true
+					}
+				}
+			}
+			var sum float64
+			var cnt int
+			for i := lo; i < hi; i++ {
+				if !hot[i] {
+					sum += prefix[i+1] - prefix[i]
+					cnt++
+				}
+			}
+			if cnt == 0 {
+				break
+			}
+			next := sum / float64(cnt)
+			if math.Abs(next-lambda) <= 1e-9+1e-3*lambda {
+				lambda = next
+				break
+			}
+			lambda = next
+		}
+		for i := lo; i < hi; i++ {
+			level[i] = lambda
+		}
+	}
+	return level
+}
+
+// findBursts marks bins whose smoothed count exceeds what Poisson background
+// at the estimated level would plausibly give, and merges runs separated by
+// fewer than mergeGap bins.
+func findBursts(counts []float64, block, smooth, mergeGap int) ([]burst, []float64) {
+	n := len(counts)
+	prefix := make([]float64, n+1)
+	for i, c := range counts {
+		prefix[i+1] = prefix[i] + c
+	}
+	level := backgroundLevel(prefix, block, smooth)
+	half := smooth / 2
+	var out []burst
+	open, last := -1, -1
+	for i := 0; i < n; i++ {
+		lo, hi := max(0, i-half), min(n, i-half+smooth)
+		lambda := level[i] * float64(hi-lo)
+		if prefix[hi]-prefix[lo] <= hotThreshold(lambda) || counts[i] == 0 {
+			continue
+		}
+		if open >= 0 && i-last-1 < mergeGap {
+			last = i
+			continue
+		}
+		if open >= 0 {
+			out = append(out, burst{open, last})
+		}
+		open, last = i, i
+	}
+	if open >= 0 {
+		out = append(out, burst{open, last})
+	}
+	return out, level
+}
+
+// minWaveSize is the smallest excess over background that counts as a wave.
+const minWaveSize = 3
+
+func findWaves(j *joins, opt Options) Waves {
+	w := Waves{Waves: []Wave{}, Delays: []DelayStats{}, Suspects: []FixedDelay{}}
+	s := pickSeries(j)
+	w.Series = s.name
+	w.Delays = measureDelays(j)
+	if len(s.times) < 2 {
+		return w
+	}
+	bw := int64(opt.BinWidth)
+	if bw <= 0 {
+		bw = autoBinWidth(s.times)
+	}
+	b := binSeries(s.times, bw)
+	w.BinWidth = seconds(bw)
+	w.Bins = len(b.counts)
+	minLag := int64(opt.MinLag)
+	if minLag <= 0 {
+		minLag = max(3*bw, int64(2*time.Second))
+	}
+	minLagBins := int((minLag + bw - 1) / bw)
+	w.MinLag = float64(minLagBins) * seconds(bw)
+
+	// A series too short for any period still gets its bursts counted.
+	pr := detectPeriod(b.counts, minLagBins, opt.Seed)
+	periodBins := 0.0
+	if pr.found {
+		periodBins = pr.lag
+		w.ACF = pr.acf
+		w.Threshold = pr.threshold
+		w.Significance = ratio(pr.acf, pr.threshold)
+	}
+
+	smooth, mergeGap := max(1, minLagBins/3), max(1, minLagBins/2)
+	if pr.found {
+		// Smooth over a twentieth of the period but at least a second, so a
+		// late wave of a few calls still stands out of the background.
+		smooth = max(1, int(math.Round(periodBins/20)), int(int64(time.Second)/bw))
+		mergeGap = max(1, int(periodBins/4))
+	}
+	block := max(len(b.counts)/8, 8*minLagBins)
+	if pr.found {
+		block = max(block, int(4*periodBins))
+	}
+	bursts, level := findBursts(b.counts, min(block, len(b.counts)), smooth, mergeGap)
+	var centres []float64
+	addWave := func(arrivals []int64, bg float64) {
+		p5, p50, p95 := quantileTimes(arrivals, 0.05), quantileTimes(arrivals, 0.5), quantileTimes(arrivals, 0.95)
+		size := int64(len(arrivals)) - int64(math.Round(bg))
+		w.Waves = append(w.Waves, Wave{Start: time.Unix(0, p5).UTC(), Width: seconds(p95 - p5), Size: size})
+		centres = append(centres, float64(p50))
+		stop := time.Unix(0, arrivals[len(arrivals)-1]).UTC()
+		w.BurstsStopped = &stop
+	}
+	for _, br := range bursts {
+		lo, hi := b.t0+int64(br.lo)*bw, b.t0+int64(br.hi+1)*bw
+		arrivals := between(s.times, lo, hi)
+		var bg float64
+		for i := br.lo; i <= br.hi; i++ {
+			bg += level[i]
+		}
+		if int64(len(arrivals))-int64(math.Round(bg)) >= minWaveSize {
+			addWave(arrivals, bg)
+		}
+	}
+
+	if pr.found {
+		var onGrid int
+		w.BestLag, onGrid = refinePeriod(periodBins*seconds(bw), centres)
+		// Three waves at the period, not just three bursts anywhere.
+		w.Periodic = pr.acf > pr.threshold && onGrid >= 3
+		if w.Periodic {
+			w.Period = w.BestLag
+			w.IntraWaveSpacing = pr.intraSpacing * seconds(bw)
+			// The last waves of a decaying storm can be too small to stand
+			// out of the background on their own, but where the period says
+			// the next wave is due, even a few calls above background are
+			// one.
+			for len(centres) > 0 {
+				// Look within twice the last wave's width of where it is
+				// due: a narrow window keeps the expected background tiny.
+				due := int64(centres[len(centres)-1] + w.Period*1e9)
+				half := max(int64(2*w.Waves[len(w.Waves)-1].Width*1e9), int64(w.Period*1e9/40), 2*bw)
+				arrivals := between(s.times, due-half, due+half)
+				bins := int((due + half - (due - half)) / bw)
+				lambda := level[min(len(level)-1, max(0, int((due-b.t0)/bw)))] * float64(bins)
+				if len(arrivals) == 0 || float64(len(arrivals)) <= lambda+3*math.Sqrt(lambda) {
+					break
+				}
+				addWave(arrivals, lambda)
+			}
+		}
+	}
+	countWaveAttempts(j, w.Waves)
+	if len(w.Waves) >= 3 {
+		sizes := make([]float64, len(w.Waves))
+		for i, wv := range w.Waves {
+			sizes[i] = float64(wv.Size)
+		}
+		w.DecayRatio, w.DecayR2 = geometricFit(sizes)
+	}
+	if w.Periodic {
+		w.Suspects = explainPeriod(j, w.Period, w.Delays)
+	}
+	return w
+}
+
+// between returns the ascending times in [lo, hi).
+func between(times []int64, lo, hi int64) []int64 {
+	a := sort.Search(len(times), func(i int) bool { return times[i] >= lo })
+	z := sort.Search(len(times), func(i int) bool { return times[i] >= hi })
+	return times[a:z]
+}
+
+// quantileTimes is the q-quantile of ascending times (nearest rank).
+func quantileTimes(ts []int64, q float64) int64 {
+	if len(ts) == 0 {
+		return 0
+	}
+	return ts[int(math.Round(q*float64(len(ts)-1)))]
+}
+
+// refinePeriod replaces the ACF period (quantised to bins) by the
+// least-squares slope of wave centres against their index, where a missed
+// wave advances the index by the number of periods elapsed. The centres are
+// not quantised, so the slope is sharper than one bin.
+//
+// It also returns how many waves sit on the period's grid.
+func refinePeriod(acfPeriod float64, centresNs []float64) (float64, int) {
+	if len(centresNs) < 3 || acfPeriod <= 0 {
+		return acfPeriod, len(centresNs)
+	}
+	x := []float64{0}
+	y := []float64{centresNs[0] / 1e9}
+	idx := 0.0
+	last := centresNs[0] / 1e9
+	for i := 1; i < len(centresNs); i++ {
+		c := centresNs[i] / 1e9
+		d := c - last
+		k := math.Round(d / acfPeriod)
+		if k < 1 || math.Abs(d-k*acfPeriod) > 0.25*acfPeriod {
+			// Not on the period's grid (a stray burst): leave it out of the fit.
+			continue
+		}
+		idx += k
+		last = c
+		x = append(x, idx)
+		y = append(y, c)
+	}
+	if len(x) < 3 {
+		return acfPeriod, len(x)
+	}
+	_, slope, _ := lineFit(x, y)
+	if slope <= 0 || math.Abs(slope-acfPeriod) > 0.1*acfPeriod {
+		return acfPeriod, len(x)
+	}
+	return slope, len(x)
+}
+
+// countWaveAttempts fills each wave's attempts and throttled attempts: every
+// batch attempt from the wave's start to the next wave's start.
+func countWaveAttempts(j *joins, waves []Wave) {
+	if len(waves) == 0 {
+		return
+	}
+	tl := j.tl
+	batch := false
+	for _, i := range j.http {
+		if tl.Events[i].Class == timeline.ClassBatch {
+			batch = true
+			break
+		}
+	}
+	// j.http is in Start order, so a moving index walks the waves once.
+	w := -1
+	for _, i := range j.http {
+		e := &tl.Events[i]
+		if batch && e.Class != timeline.ClassBatch {
+			continue
+		}
+		for w+1 < len(waves) && e.Start >= waves[w+1].Start.UnixNano() {
+			w++
+		}
+		if w < 0 {
+			continue
+		}
+		waves[w].Attempts++
+		if e.Outcome == timeline.OutcomeThrottled {
+			waves[w].Throttled++
+		}
+	}
+}
+
+// delaySample collects gaps and whether every timestamp involved was a whole
+// second, which limits how exactly a delay can be known.
+type delaySample struct {
+	kind   string
+	gaps   []float64
+	coarse bool
+}
+
+func (d *delaySample) add(from, to int64) {
+	if to < from {
+		return
+	}
+	d.gaps = append(d.gaps, seconds(to-from))
+	if from%1e9 != 0 || to%1e9 != 0 {
+		d.coarse = false
+	}
+}
+
+func (d *delaySample) stats() DelayStats {
+	ds := DelayStats{Kind: d.kind, N: int64(len(d.gaps))}
+	if len(d.gaps) == 0 {
+		return ds
+	}
+	sorted := append([]float64(nil), d.gaps...)
+	sort.Float64s(sorted)
+	ds.Mean, ds.Sigma = meanSigma(sorted)
+	ds.P50 = percentileSorted(sorted, 0.5)
+	ds.Min, ds.Max = sorted[0], sorted[len(sorted)-1]
+	ds.Fixed = isFixed(ds, d.coarse)
+	return ds
+}
+
+// isFixed: a delay is fixed when its spread is too small to be jitter. With
+// whole-second timestamps the difference of two truncated times spreads by up
+// to half a second even for an exact delay, and delays of a few seconds cannot
+// be judged at all.
+func isFixed(ds DelayStats, coarse bool) bool {
+	if ds.N < 3 || ds.Mean <= 0 {
+		return false
+	}
+	if coarse {
+		return ds.Mean >= 4 && ds.Sigma <= math.Max(0.02*ds.Mean, 0.55)
+	}
+	return ds.Sigma <= math.Max(0.02*ds.Mean, 0.002)
+}
+
+const (
+	kindRetryAfter = "retry-after"
+	kindSDKDelay   = "sdk retry delay"
+	kindRequeue    = "requeue delay"
+)
+
+// measureDelays measures the retry-after values the server sent, the SDK's
+// gap between a failed attempt and the next one in the same call, and the job
+// runner's gap between a failed queue attempt and the next one.
+func measureDelays(j *joins) []DelayStats {
+	tl := j.tl
+	ra := delaySample{kind: kindRetryAfter}
+	for _, i := range j.http {
+		if e := &tl.Events[i]; e.RetryAfter > 0 {
+			ra.gaps = append(ra.gaps, e.RetryAfter.Seconds())
+		}
+	}
+	if len(ra.gaps) == 0 {
+		for _, i := range j.callEvents {
+			if e := &tl.Events[i]; e.RetryAfter > 0 {
+				ra.gaps = append(ra.gaps, e.RetryAfter.Seconds())
+			}
+		}
+	}
+	sdk := delaySample{kind: kindSDKDelay, coarse: true}
+	for g := range j.groups {
+		prev := -1
+		for i := range j.attemptsOf(g) {
+			if prev >= 0 && tl.Events[prev].Outcome.Failed() {
+				sdk.add(eventEnd(&tl.Events[prev]), tl.Events[i].Start)
+			}
+			prev = i
+		}
+	}
+	rq := delaySample{kind: kindRequeue, coarse: true}
+	for _, t := range j.tasks {
+		for k := 1; k < len(t.queueAttempts); k++ {
+			prev, next := &j.queueAttempts[t.queueAttempts[k-1]], &j.queueAttempts[t.queueAttempts[k]]
+			if prev.failed {
+				rq.add(prev.end, next.start)
+			}
+		}
+	}
+	var out []DelayStats
+	for _, d := range []*delaySample{&ra, &sdk, &rq} {
+		if len(d.gaps) > 0 {
+			out = append(out, d.stats())
+		}
+	}
+	if out == nil {
+		out = []DelayStats{}
+	}
+	return out
+}
+
+func delayOf(ds []DelayStats, kind string) (DelayStats, bool) {
+	for _, d := range ds {
+		if d.Kind == kind && d.N > 0 {
+			return d, true
+		}
+	}
+	return DelayStats{}, false
+}
+
+// periodTolerance is how closely a sum of measured delays must match the
+// period to be offered as its explanation.
+const periodTolerance = 0.03
+
+// explainPeriod tries period = requeue delay + (a-1) x SDK retry delay
+// (+ a x attempt duration) for the attempts a that failed calls make, and,
+// without a requeue layer, period = SDK retry delay (+ attempt duration).
+func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
+	rq, haveRQ := delayOf(delays, kindRequeue)
+	sdk, haveSDK := delayOf(delays, kindSDKDelay)
+	ra, haveRA := delayOf(delays, kindRetryAfter)
+	retry, retryKind := sdk, kindSDKDelay
+	if !haveSDK && haveRA {
+		retry, retryKind = ra, kindRetryAfter
+	}
+	haveRetry := haveSDK || haveRA
+	dur := typicalAttemptDuration(j)
+	maxA := maxFailedCallAttempts(j)
+
+	type fit struct {
+		a       int
+		withDur bool
+		pred    float64
+	}
+	var best fit
+	bestErr := math.Inf(1)
+	try := func(f fit) {
+		if e := math.Abs(f.pred-period) / period; e < bestErr-1e-9 {
+			best, bestErr = f, e
+		}
+	}
+	for a := 1; a <= maxA; a++ {
+		switch {
+		case a > 1 && !haveRetry:
+			continue
+		case !haveRQ && a != 2:
+			// Without a requeue layer only one retry step can make a period:
+			// the whole population retrying in step.
+			continue
+		}
+		pred := float64(a-1) * retry.Mean
+		if haveRQ {
+			pred += rq.Mean
+		}
+		try(fit{a, false, pred})
+		try(fit{a, true, pred + float64(a)*dur})
+	}
+	if bestErr > periodTolerance {
+		return []FixedDelay{}
+	}
+	var out []FixedDelay
+	var parts []string
+	if haveRQ {
+		fd := FixedDelay{Layer: "job runner", Kind: kindRequeue, Delay: rq.Mean, Sigma: rq.Sigma, Times: 1}
+		fd.Text = fmt.Sprintf("requeue delay %s ± %s (%s, job runner)", secs(rq.Mean), secs(rq.Sigma), fixedWord(rq))
+		parts = append(parts, fd.Text)
+		out = append(out, fd)
+	}
+	if best.a > 1 {
+		fd := FixedDelay{Layer: "sdk", Kind: retryKind, Delay: retry.Mean, Sigma: retry.Sigma, Times: best.a - 1}
+		spread := fmt.Sprintf("%s ± %s", secs(retry.Mean), secs(retry.Sigma))
+		switch {
+		case retryKind == kindRetryAfter:
+			// Only the server's header was seen: the SDK's own gaps could
+			// not be measured.
+			fd.Layer = "server"
+			fd.Text = fmt.Sprintf("%d x retry-after %s (server; SDK gaps not measurable)", best.a-1, spread)
+		case haveRA && math.Abs(sdk.Mean-ra.Mean) <= math.Max(0.03*ra.Mean, 0.05) && sdk.Fixed:
+			fd.Text = fmt.Sprintf("%d x retry-after %s honoured exactly (SDK)", best.a-1, spread)
+		case haveRA && math.Abs(sdk.Mean-ra.Mean) <= math.Max(0.03*ra.Mean, 0.05):
+			fd.Text = fmt.Sprintf("%d x retry-after %s honoured with jitter (SDK, %s)", best.a-1, spread, fixedWord(sdk))
+		default:
+			fd.Text = fmt.Sprintf("%d x SDK retry delay %s (%s, SDK)", best.a-1, spread, fixedWord(sdk))
+		}
+		parts = append(parts, fd.Text)
+		out = append(out, fd)
+	}
+	// An attempt time too small to matter would only clutter the sentence;
+	// "=" or "≈" then follows from the terms actually shown.
+	shown := best.pred
+	if best.withDur {
+		if d := float64(best.a) * dur; d >= 0.001*period {
+			parts = append(parts, fmt.Sprintf("%d x attempt time %s", best.a, secs(dur)))
+		} else {
+			shown -= d
+		}
+	}
+	eq := "="
+	if math.Abs(shown-period) > 0.005*period {
+		eq = "≈"
+	}
+	text := fmt.Sprintf("period %s %s %s", secs(period), eq, strings.Join(parts, " + "))
+	if haveRQ && best.a == 1 && haveSDK {
+		text += fmt.Sprintf("; the SDK's own retries (mean %s, %s) add nothing to it", secs(sdk.Mean), fixedWord(sdk))
+	}
+	// The whole explanation rides on the first suspect, the one a report
+	// shows first; each suspect keeps its own part too.
+	out[0].Text = text
+	return out
+}
+
+func fixedWord(d DelayStats) string {
+	if d.Fixed {
+		return "fixed, no jitter"
+	}
+	return fmt.Sprintf("jittered, %s to %s", secs(d.Min), secs(d.Max))
+}
+
+// typicalAttemptDuration is the median duration of batch attempts that have
+// an end time, 0 when none do.
+func typicalAttemptDuration(j *joins) float64 {
+	// A median needs no more than a large sample.
+	stride := max(1, len(j.http)/100_000)
+	var d []float64
+	for k := 0; k < len(j.http); k += stride {
+		e := &j.tl.Events[j.http[k]]
+		if e.Class == timeline.ClassBatch && e.End > e.Start {
+			d = append(d, seconds(e.End-e.Start))
+		}
+	}
+	if len(d) == 0 {
+		return 0
+	}
+	return percentile(d, 0.5)
+}
+
+// maxFailedCallAttempts bounds the attempts-per-failed-call tried when
+// explaining the period.
+func maxFailedCallAttempts(j *joins) int {
+	m := 1
+	for i := range j.calls {
+		if c := &j.calls[i]; c.failed() && c.attempts > m {
+			m = c.attempts
+		}
+	}
+	return min(m, 10)
+}

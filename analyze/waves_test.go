@@ -1,0 +1,237 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestFindWavesSynthetic(t *testing.T) {
+	botocoreSizes := []int{300, 191, 120, 81, 51, 31, 16, 8}
+	tests := []struct {
+		name     string
+		in       incident
+		periodic bool
+		waves    int     // expected count, ±1
+		decay    float64 // expected ratio, ±0.05; 0 = not checked
+		comb     float64 // expected intra-wave spacing in seconds, ±5%; 0 = none expected
+		suspects bool
+		opt      Options
+	}{
+		{
+			name: "requeue 60s + 2x retry-after 12s, SDK log",
+			in: incident{sizes: geometric(400, 0.7, 8), width: 3 * time.Second, requeue: 60 * time.Second,
+				attempts: 3, retryAfter: 12 * time.Second, attemptTime: 100 * time.Millisecond, background: 0.5, seed: 1},
+			periodic: true, waves: 8, decay: 0.7, suspects: true,
+		},
+		{
+			name: "wire only: retry-after comb inside the waves",
+			in: incident{sizes: geometric(400, 0.7, 8), width: 3 * time.Second, requeue: 60 * time.Second,
+				attempts: 3, retryAfter: 12 * time.Second, attemptTime: 100 * time.Millisecond, background: 0.5, wireOnly: true, seed: 2},
+			periodic: true, waves: 8, decay: 0.7, comb: 12.1,
+		},
+		{
+			name: "botocore-like: 10 s requeue, whole-second timestamps, 2 req/s background",
+			in: incident{sizes: botocoreSizes, width: 600 * time.Millisecond, requeue: 10 * time.Second,
+				attempts: 1, attemptTime: 150 * time.Millisecond, background: 2, wholeSeconds: true, seed: 3},
+			periodic: true, waves: 8, decay: 0.604, suspects: true,
+		},
+		{
+			name: "botocore-like at 100 ms timestamps",
+			in: incident{sizes: botocoreSizes, width: 600 * time.Millisecond, requeue: 10 * time.Second,
+				attempts: 1, attemptTime: 150 * time.Millisecond, background: 2, seed: 4},
+			periodic: true, waves: 8, decay: 0.604, suspects: true,
+		},
+		{
+			name: "slow decay, wide waves",
+			in: incident{sizes: geometric(1000, 0.8, 10), width: 8 * time.Second, requeue: 30 * time.Second,
+				attempts: 2, retryAfter: 5 * time.Second, attemptTime: 200 * time.Millisecond, background: 1, seed: 5},
+			periodic: true, waves: 10, decay: 0.8, suspects: true,
+		},
+		{
+			name: "one-bin first wave (SDK log starts within 100 ms)",
+			in: incident{sizes: botocoreSizes, width: 100 * time.Millisecond, requeue: 10 * time.Second,
+				attempts: 1, attemptTime: 150 * time.Millisecond, background: 2, seed: 7},
+			periodic: true, waves: 8, decay: 0.604, suspects: true,
+		},
+		{
+			name: "fully jittered requeue (0 to 120 s) smears the waves",
+			in: incident{sizes: geometric(400, 0.8, 10), width: 3 * time.Second, requeue: 60 * time.Second, jitter: 60 * time.Second,
+				attempts: 1, attemptTime: 100 * time.Millisecond, background: 0.5, seed: 6},
+			periodic: false,
+		},
+	}
+	for _, tc := range tests {
+		for seed := uint64(0); seed < 3; seed++ {
+			tc := tc
+			tc.in.seed += 100 * seed
+			tc.opt.Seed = seed
+			t.Run(fmt.Sprintf("%s/seed=%d", tc.name, tc.in.seed), func(t *testing.T) {
+				checkWaves(t, tc.in, tc.opt, tc.periodic, tc.waves, tc.decay, tc.comb, tc.suspects)
+			})
+		}
+	}
+}
+
+// checkWaves runs the analysis on the incident and compares the wave
+// findings with its ground truth.
+func checkWaves(t *testing.T, in incident, opt Options, periodic bool, waves int, decay, comb float64, suspects bool) {
+	tc := struct {
+		in       incident
+		periodic bool
+		waves    int
+		decay    float64
+		comb     float64
+		suspects bool
+	}{in, periodic, waves, decay, comb, suspects}
+	{
+		{
+			tl := tc.in.build()
+			res := Run(tl, opt)
+			w := res.Waves
+			t.Logf("significance %.2f (ACF %.3f / %.3f)", w.Significance, w.ACF, w.Threshold)
+			if w.Periodic != tc.periodic {
+				t.Fatalf("Periodic = %v, want %v (period %.2f s, ACF %.3f, threshold %.3f, %d waves)",
+					w.Periodic, tc.periodic, w.Period, w.ACF, w.Threshold, len(w.Waves))
+			}
+			if !tc.periodic {
+				if len(w.Suspects) != 0 {
+					t.Errorf("aperiodic traffic has suspects: %+v", w.Suspects)
+				}
+				return
+			}
+			want := tc.in.period().Seconds()
+			if math.Abs(w.Period-want) > 0.02*want {
+				t.Errorf("Period = %.3f s, want %.3f s ± 2%%", w.Period, want)
+			}
+			if d := len(w.Waves) - tc.waves; d < -1 || d > 1 {
+				t.Errorf("%d waves, want %d ± 1: %+v", len(w.Waves), tc.waves, w.Waves)
+			}
+			if tc.decay > 0 && math.Abs(w.DecayRatio-tc.decay) > 0.05 {
+				t.Errorf("DecayRatio = %.3f, want %.3f ± 0.05", w.DecayRatio, tc.decay)
+			}
+			if tc.comb > 0 && math.Abs(w.IntraWaveSpacing-tc.comb) > 0.05*tc.comb {
+				t.Errorf("IntraWaveSpacing = %.3f s, want %.3f s", w.IntraWaveSpacing, tc.comb)
+			}
+			if tc.suspects && len(w.Suspects) == 0 {
+				t.Errorf("no suspects for period %.2f s; delays %+v", w.Period, w.Delays)
+			}
+			for _, f := range res.Findings {
+				t.Log(f)
+			}
+			for _, f := range res.Warnings {
+				t.Log("warning: ", f)
+			}
+		}
+	}
+}
+
+// TestPoissonIsAperiodic: constant-rate traffic has no period, no waves
+// worth the name and no suspects, whatever the seed.
+func TestPoissonIsAperiodic(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		res := Run(poissonTraffic(5, 10*time.Minute, seed), Options{Seed: seed})
+		if w := res.Waves; w.Periodic || len(w.Suspects) > 0 || w.Period != 0 {
+			t.Errorf("seed %d: periodic %v period %.2f s (ACF %.3f, threshold %.3f), %d suspects",
+				seed, w.Periodic, w.Period, w.ACF, w.Threshold, len(w.Suspects))
+		}
+		if !containsSubstr(res.Findings, "No periodic waves") {
+			t.Errorf("seed %d: findings do not say so: %q", seed, res.Findings)
+		}
+	}
+}
+
+func TestTwoWavesWarn(t *testing.T) {
+	in := incident{sizes: []int{300, 200}, width: time.Second, requeue: 30 * time.Second, attempts: 1,
+		attemptTime: 100 * time.Millisecond, background: 0.2, seed: 1}
+	res := Run(in.build(), Options{})
+	if res.Waves.Periodic || len(res.Waves.Suspects) > 0 {
+		t.Errorf("two bursts called periodic: %+v", res.Waves)
+	}
+	if !containsSubstr(res.Warnings, "fewer than 3 periods observed") {
+		t.Errorf("no warning about too few periods: %q", res.Warnings)
+	}
+}
+
+func TestExplainPeriod(t *testing.T) {
+	// callIDTimeline has a failed call of 3 attempts of 0.1 s each.
+	j := buildJoins(callIDTimeline())
+	fixed := func(kind string, mean float64) DelayStats {
+		return DelayStats{Kind: kind, N: 100, Mean: mean, Sigma: 0.01, P50: mean, Min: mean - 0.02, Max: mean + 0.02, Fixed: true}
+	}
+	jittered := DelayStats{Kind: kindSDKDelay, N: 100, Mean: 0.6, Sigma: 0.3, P50: 0.6, Min: 0, Max: 1.2}
+	tests := []struct {
+		name     string
+		period   float64
+		delays   []DelayStats
+		suspects int
+		text     []string
+	}{
+		{"requeue plus two honoured retry-afters", 84.3,
+			[]DelayStats{fixed(kindRetryAfter, 12), fixed(kindSDKDelay, 12), fixed(kindRequeue, 60)}, 2,
+			[]string{"period 84.30 s = requeue delay 60.00 s", "2 x retry-after 12.00 s ± 0.010 s honoured exactly (SDK)", "3 x attempt time 0.100 s"}},
+		{"requeue only, SDK retries jittered", 10.05,
+			[]DelayStats{jittered, fixed(kindRequeue, 10)}, 1,
+			[]string{"requeue delay 10.00 s", "the SDK's own retries (mean 0.600 s, jittered, 0.000 s to 1.20 s) add nothing to it"}},
+		{"SDK retry delay that is not the retry-after", 70.3,
+			[]DelayStats{fixed(kindRetryAfter, 2), fixed(kindSDKDelay, 5), fixed(kindRequeue, 60)}, 2,
+			[]string{"2 x SDK retry delay 5.00 s ± 0.010 s (fixed, no jitter, SDK)"}},
+		{"nothing fits", 50, []DelayStats{fixed(kindRequeue, 10)}, 0, nil},
+		{"no delays measured", 50, nil, 0, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := explainPeriod(j, tc.period, tc.delays)
+			if len(got) != tc.suspects {
+				t.Fatalf("%d suspects, want %d: %+v", len(got), tc.suspects, got)
+			}
+			for _, want := range tc.text {
+				if !strings.Contains(got[0].Text, want) {
+					t.Errorf("text %q lacks %q", got[0].Text, want)
+				}
+			}
+			if len(got) > 0 && (got[0].Layer != "job runner" || got[0].Times != 1) {
+				t.Errorf("first suspect %+v, want the job runner's requeue delay once", got[0])
+			}
+		})
+	}
+}
+
+func TestIsFixed(t *testing.T) {
+	tests := []struct {
+		ds     DelayStats
+		coarse bool
+		want   bool
+	}{
+		{DelayStats{N: 50, Mean: 60, Sigma: 0.1}, false, true},
+		{DelayStats{N: 50, Mean: 12, Sigma: 3}, false, false},
+		{DelayStats{N: 2, Mean: 60, Sigma: 0}, false, false},       // too few to judge
+		{DelayStats{N: 50, Mean: 10, Sigma: 0.45}, true, true},     // whole seconds: truncation spread
+		{DelayStats{N: 50, Mean: 0.6, Sigma: 0.3}, true, false},    // shorter than the resolution allows
+		{DelayStats{N: 50, Mean: 10, Sigma: 0.45}, false, false},   // fine timestamps: that is jitter
+		{DelayStats{N: 50, Mean: 0.5, Sigma: 0.0005}, false, true}, // tight sub-second delay
+	}
+	for _, tc := range tests {
+		if got := isFixed(tc.ds, tc.coarse); got != tc.want {
+			t.Errorf("isFixed(%+v, coarse=%v) = %v, want %v", tc.ds, tc.coarse, got, tc.want)
+		}
+	}
+}
+
+// TestTailWaveOfOneCall: the last wave of a decaying storm can be a single
+// call; where the period says a wave is due, it still counts.
+func TestTailWaveOfOneCall(t *testing.T) {
+	in := incident{sizes: []int{400, 200, 100, 50, 25, 12, 6, 3, 1}, width: 500 * time.Millisecond,
+		requeue: 30 * time.Second, attempts: 2, retryAfter: 4 * time.Second, attemptTime: 100 * time.Millisecond, seed: 2}
+	w := Run(in.build(), Options{}).Waves
+	if !w.Periodic || len(w.Waves) != len(in.sizes) {
+		t.Fatalf("periodic %v with %d waves, want %d", w.Periodic, len(w.Waves), len(in.sizes))
+	}
+	for i, wv := range w.Waves {
+		if wv.Size != int64(in.sizes[i]) {
+			t.Errorf("wave %d size %d, want %d", i+1, wv.Size, in.sizes[i])
+		}
+	}
+}

@@ -1,0 +1,260 @@
+// Command stampede explains throttling incidents from their logs.
+//
+// The commands are thin: flags fill a stampede.Config, the library does the
+// work, and package report renders the result.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stampede/stampede"
+	"github.com/stampede/stampede/report"
+	"github.com/stampede/stampede/simulate"
+	"github.com/stampede/stampede/timeline"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := newRootCmd().ExecuteContext(ctx)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stampede:", err)
+		os.Exit(2)
+	}
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "stampede",
+		Short: "Explain a throttling incident from its logs",
+		Long: `stampede reads the access log in front of a rate-limited endpoint and the
+application's log of its SDK calls, and explains the incident: how many requests
+the retry layers multiplied out of the real work, why the HTTP 429 rate and the
+application's error rate disagree, and which fixed delay made retries arrive in
+waves.`,
+		Version:       buildVersion(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newAnalyzeCmd(), newIngestCmd(), newSimulateCmd())
+	return root
+}
+
+func buildVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+	}
+	return v + " " + info.GoVersion
+}
+
+// inputFlags are shared by every command that reads logs.
+type inputFlags struct {
+	format     string
+	logFormat  string
+	fields     []string
+	classRules []string
+}
+
+func (f *inputFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.format, "input-format", "auto", "input format of text logs: auto, nginx or jsonl")
+	fl.StringVar(&f.logFormat, "log-format", "", "nginx log_format definition, verbatim, or a built-in name (combined, main, retry, stampede); default: detected")
+	fl.StringArrayVar(&f.fields, "field", nil, "JSON-lines field mapping FIELD=KEY, e.g. start=start_time (repeatable)")
+	fl.StringArrayVar(&f.classRules, "class", nil, "traffic class rule CLASS=FIELD:SUBSTRING, e.g. batch=route:/batch/ (repeatable; first match wins)")
+}
+
+func (f *inputFlags) config(args []string) stampede.Config {
+	return stampede.Config{
+		Inputs:     args,
+		Format:     f.format,
+		LogFormat:  f.logFormat,
+		Fields:     f.fields,
+		ClassRules: f.classRules,
+	}
+}
+
+type analyzeOptions struct {
+	inputs inputFlags
+	format string
+	output string
+	bin    time.Duration
+	seed   uint64
+}
+
+func newAnalyzeCmd() *cobra.Command {
+	var o analyzeOptions
+	cmd := &cobra.Command{
+		Use:   "analyze FILE|DIR|TIMELINE... ",
+		Short: "Analyse incident logs and report the findings",
+		Example: `  stampede analyze testdata/seed-incident
+  stampede analyze access.log calls.jsonl --format markdown -o incident.md
+  stampede analyze timeline.parquet --format json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			format, err := report.ParseFormat(o.format)
+			if err != nil {
+				return err
+			}
+			cfg := o.inputs.config(args)
+			cfg.BinWidth = o.bin
+			cfg.Seed = o.seed
+			if err := checkOutput(o.output, args); err != nil {
+				return err
+			}
+			res, err := stampede.Analyze(cmd.Context(), cfg)
+			if err != nil {
+				return err
+			}
+			return writeOutput(o.output, cmd.OutOrStdout(), func(w io.Writer) error {
+				return report.Render(w, res, format)
+			})
+		},
+	}
+	o.inputs.register(cmd)
+	cmd.Flags().StringVar(&o.format, "format", "table", "report format: table, markdown or json")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write the report to FILE instead of standard output")
+	cmd.Flags().DurationVar(&o.bin, "bin", 0, "bin width of the wave analysis, e.g. 1s or 100ms (default: automatic)")
+	cmd.Flags().Uint64Var(&o.seed, "seed", 1, "seed of the significance test's surrogates")
+	return cmd
+}
+
+type ingestOptions struct {
+	inputs inputFlags
+	output string
+}
+
+func newIngestCmd() *cobra.Command {
+	var o ingestOptions
+	cmd := &cobra.Command{
+		Use:   "ingest FILE|DIR... -o timeline.arrow|timeline.parquet",
+		Short: "Parse logs into one columnar timeline (Arrow IPC or Parquet)",
+		Example: `  stampede ingest access.log calls.jsonl -o timeline.arrow
+  stampede analyze timeline.arrow`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.output == "" {
+				return fmt.Errorf("ingest needs -o FILE ending in .arrow or .parquet")
+			}
+			if err := checkOutput(o.output, args); err != nil {
+				return err
+			}
+			tl, err := stampede.Ingest(cmd.Context(), o.inputs.config(args))
+			if err != nil {
+				return err
+			}
+			if err := timeline.WriteFile(o.output, tl); err != nil {
+				return err
+			}
+			var lines, skipped int64
+			for _, s := range tl.Sources {
+				lines += s.Lines
+				skipped += s.Skipped
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %d events from %d files (%d lines, %d skipped) to %s\n",
+				len(tl.Events), len(tl.Sources), lines, skipped, o.output)
+			return nil
+		},
+	}
+	o.inputs.register(cmd)
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", "timeline file to write: .arrow (Arrow IPC) or .parquet")
+	return cmd
+}
+
+type simulateOptions struct {
+	scenario string
+	output   string
+}
+
+func newSimulateCmd() *cobra.Command {
+	var o simulateOptions
+	cmd := &cobra.Command{
+		Use:   "simulate --scenario FILE -o DIR",
+		Short: "Write the logs of a simulated incident (nginx access log, SDK call log, truth)",
+		Example: `  stampede simulate --scenario testdata/scenarios/seed-incident.json -o /tmp/incident
+  stampede analyze /tmp/incident`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.scenario == "" || o.output == "" {
+				return fmt.Errorf("simulate needs --scenario FILE and -o DIR")
+			}
+			sc, err := simulate.LoadScenario(o.scenario)
+			if err != nil {
+				return err
+			}
+			out, err := simulate.Run(sc)
+			if err != nil {
+				return err
+			}
+			if err := out.WriteDir(o.output); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", o.output)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&o.scenario, "scenario", "", "scenario file (JSON)")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", "directory to write access.log, calls.jsonl and truth.json into")
+	return cmd
+}
+
+// checkOutput fails before any work is done when the output would clobber an
+// input or cannot be written, so a long run does not end in a lost result.
+func checkOutput(output string, inputs []string) error {
+	if output == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(output)
+	if err != nil {
+		return err
+	}
+	for _, in := range inputs {
+		if a, err := filepath.Abs(in); err == nil && a == abs {
+			return fmt.Errorf("output %s is also an input; refusing to overwrite it", output)
+		}
+	}
+	dir := filepath.Dir(abs)
+	probe, err := os.CreateTemp(dir, ".stampede-probe-*")
+	if err != nil {
+		return fmt.Errorf("cannot write output %s: %w", output, err)
+	}
+	probe.Close()
+	return os.Remove(probe.Name())
+}
+
+// writeOutput renders to stdout, or to a temporary file renamed into place
+// only when rendering succeeded, so an interrupted run leaves no partial file.
+func writeOutput(output string, stdout io.Writer, render func(io.Writer) error) error {
+	if output == "" {
+		return render(stdout)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(output), "."+filepath.Base(output)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := render(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), output)
+}

@@ -1,0 +1,69 @@
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// generateNginx writes n lines in the stampede format: 300 tasks retried
+// in waves, so task ids, call ids and user agents repeat the way they do in
+// an incident, and $time_local changes once per ~100 lines.
+func generateNginx(n int) []byte {
+	var b bytes.Buffer
+	start := time.Date(2026, 11, 30, 2, 47, 30, 0, time.UTC)
+	for i := 0; i < n; i++ {
+		end := start.Add(time.Duration(i) * 10 * time.Millisecond)
+		status, ra := 429, `"2"`
+		if i%5 == 0 {
+			status, ra = 200, `"-"`
+		}
+		fmt.Fprintf(&b, `10.0.%d.%d - - [%s] "POST /model/anthropic.claude-3-haiku-20240307-v1%%3A0/invoke HTTP/1.1" %d 65 "-" "Botocore/1.29.27 Python/3.11.2 Linux/6.18.44" 0.%03d 0.%03d "-" "ttl=20261130T024931Z; attempt=%d; max=3" "3c4fb880-9542-4755-9885-%012d" "task-%04d" %d.%03d %s`+"\n",
+			i%7, i%251, end.Format("02/Jan/2006:15:04:05 -0700"), status, i%1000, i%1000, i%3+1, i%900, i%300,
+			end.Unix(), end.Nanosecond()/1e6, ra)
+	}
+	return b.Bytes()
+}
+
+// generateJSONL writes n call records shaped like calls.jsonl.
+func generateJSONL(n int) []byte {
+	var b bytes.Buffer
+	start := time.Date(2026, 11, 30, 2, 47, 30, 0, time.UTC)
+	for i := 0; i < n; i++ {
+		t0 := start.Add(time.Duration(i) * 10 * time.Millisecond)
+		fmt.Fprintf(&b, `{"ts_start":"%s","ts_end":"%s","t_start":%d.%06d,"kind":"batch","task_id":"task-%04d","queue_attempt":%d,"call_id":"task-%04d/q%d","model":"anthropic.claude-3-haiku-20240307-v1:0","outcome":"error","error_type":"ThrottlingException","error_code":"ThrottlingException","http_status":429,"request_id":"b2b737ec-0103-46c8-8000-%012d","sdk_retry_count":0,"http_attempts":1,"duration_ms":559,"meta":{"tags":["a","b"],"n":1},"amz_sdk_invocation_id":"4292ab7c-144c-46e5-be5d-%012d"}`+"\n",
+			t0.Format("2006-01-02T15:04:05.000Z"), t0.Add(559*time.Millisecond).Format("2006-01-02T15:04:05.000Z"),
+			t0.Unix(), t0.Nanosecond()/1e3, i%300, i/300+1, i%300, i/300+1, i, i%900)
+	}
+	return b.Bytes()
+}
+
+func benchmarkRead(b *testing.B, data []byte, opt Options) {
+	lines := bytes.Count(data, []byte{'\n'})
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		tl, err := Read(bytes.NewReader(data), "bench", opt)
+		if err != nil || tl.Sources[0].Parsed != int64(lines) {
+			b.Fatalf("%v %+v", err, tl.Sources[0].Samples)
+		}
+	}
+	b.StopTimer()
+	runtime.ReadMemStats(&after)
+	total := float64(lines) * float64(b.N)
+	b.ReportMetric(total/b.Elapsed().Seconds(), "lines/s")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/total, "allocs/line")
+}
+
+func BenchmarkNginx(b *testing.B) {
+	benchmarkRead(b, generateNginx(20000), Options{})
+}
+
+func BenchmarkJSONL(b *testing.B) {
+	benchmarkRead(b, generateJSONL(20000), Options{})
+}

@@ -1,0 +1,119 @@
+package ingest
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stampede/stampede/timeline"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/ingest/golden")
+
+// renderTimeline writes a timeline as stable text: the source's accounting,
+// one line per event with every field, then the skipped lines.
+func renderTimeline(tl *timeline.Timeline) string {
+	var b strings.Builder
+	for _, s := range tl.Sources {
+		fmt.Fprintf(&b, "source %s format=%s lines=%d parsed=%d skipped=%d events=%d\n",
+			filepath.Base(s.Path), s.Format, s.Lines, s.Parsed, s.Skipped, s.Events)
+	}
+	stamp := func(ns int64) string {
+		if ns == 0 {
+			return "-"
+		}
+		return time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000000000Z")
+	}
+	opt := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return fmt.Sprintf("%q", s)
+	}
+	for _, e := range tl.Events {
+		ra := "-"
+		if e.RetryAfter != timeline.NoRetryAfter {
+			ra = e.RetryAfter.String()
+		}
+		fmt.Fprintf(&b, "%d: start=%s end=%s %s %s class=%s status=%d attempt=%d/%d queue_attempt=%d attempts=%d retry_after=%s code=%s route=%s client=%s task=%s call=%s request=%s\n",
+			e.Line, stamp(e.Start), stamp(e.End), e.Layer, e.Outcome, e.Class, e.Status, e.Attempt, e.MaxAttempts,
+			e.QueueAttempt, e.Attempts, ra, opt(e.ErrorCode), opt(e.Route), opt(e.Client), opt(e.TaskID),
+			opt(e.CallID), opt(e.RequestID))
+	}
+	for _, s := range tl.Sources {
+		for _, k := range s.Samples {
+			fmt.Fprintf(&b, "skip %s:%d: %s\n", filepath.Base(s.Path), k.Line, k.Reason)
+		}
+	}
+	return b.String()
+}
+
+func TestGolden(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "ingest")
+	timed, err := os.ReadFile(filepath.Join(dir, "timed.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		file   string
+		opt    Options
+		golden string // name encodes the options
+	}{
+		{"botocore-access.log", Options{}, "botocore-access.log.golden"},
+		{"botocore-access_combined.log", Options{}, "botocore-access_combined.log.golden"},
+		{"botocore-calls.jsonl", Options{}, "botocore-calls.jsonl.golden"},
+		{"no-throttle-access.log", Options{}, "no-throttle-access.log.golden"},
+		{"no-throttle-calls.jsonl", Options{}, "no-throttle-calls.jsonl.golden"},
+		{"stampede.log", Options{}, "stampede.log.golden"},
+		{"timed.log", Options{LogFormat: string(timed)}, "timed.log.logformat-timed.golden"},
+		{"app.jsonl", Options{Format: "jsonl"}, "app.jsonl.golden"},
+		{"app.jsonl", Options{Format: "jsonl", Fields: map[string]string{"code": "error_type", "call": "task_id"}},
+			"app.jsonl.fields-code-call.golden"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			tl, err := ReadFile(filepath.Join(dir, tt.file), tt.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := renderTimeline(tl)
+			path := filepath.Join(dir, "golden", tt.golden)
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./ingest -run TestGolden -update)", err)
+			}
+			if got != string(want) {
+				t.Errorf("%s differs from golden:\n%s", tt.golden, lineDiff(string(want), got))
+			}
+		})
+	}
+}
+
+// lineDiff lists the lines that differ, for a readable failure.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n- %s\n+ %s\n", i+1, wl, gl)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,86 @@
+package ingest
+
+import (
+	"strings"
+	"testing"
+)
+
+// describe renders a compiled format as lead|$var<next>|... for comparison.
+func describe(f *logFormat) string {
+	var b strings.Builder
+	b.WriteString(string(f.lead))
+	for _, fd := range f.fields {
+		b.WriteString("|$" + fd.name + "|" + string(fd.next))
+	}
+	return b.String()
+}
+
+func TestCompileLogFormat(t *testing.T) {
+	tests := []struct {
+		name string
+		def  string
+		want string // describe() output
+	}{
+		{"bare", `[$time_local] $status`, `[|$time_local|] |$status|`},
+		{"quoted piece", `'[$time_local] $status'`, `[|$time_local|] |$status|`},
+		{"several pieces", `'[$time_local] ' '"$request" '
+		   '$status';`, `[|$time_local|] "|$request|" |$status|`},
+		{"directive", `log_format timed '$msec $status';`, `|$msec| |$status|`},
+		{"directive with escape", `log_format j escape=json '$msec $status';`, `|$msec| |$status|`},
+		{"double quotes with escaped quote", `"$msec \"$request\""`, `|$msec| "|$request|"`},
+		{"braced variable", `${msec}ms $status`, `|$msec|ms |$status|`},
+		{"braced joins text", `$msec ${status}x`, `|$msec| |$status|x`},
+		{"pipe delimited", `$remote_addr|$time_local|$request|$status`, `|$remote_addr|||$time_local|||$request|||$status|`},
+		{"named combined", `combined`, `|$remote_addr| - |$remote_user| [|$time_local|] "|$request|" |$status| |$body_bytes_sent| "|$http_referer|" "|$http_user_agent|"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := compileNamedOrCustom(tt.def)
+			if err != nil {
+				t.Fatalf("compile(%q): %v", tt.def, err)
+			}
+			if got := describe(f); got != tt.want {
+				t.Errorf("compile(%q)\n got %s\nwant %s", tt.def, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCompileLogFormatErrors(t *testing.T) {
+	tests := []struct {
+		def  string
+		want string // substring of the error
+	}{
+		{``, "empty definition"},
+		{`''`, "empty definition"},
+		{`log_format main`, "has a name but no format"},
+		{`'$msec $status`, "unterminated quote starting at offset 0"},
+		{`'$msec' junk`, `unexpected 'j' at offset 8 outside quotes`},
+		{`'$msec'; '$status'`, "unexpected text after ';'"},
+		{`$msec $`, "'$' not followed by a variable name at offset 6"},
+		{`$msec $-x`, "'$' not followed by a variable name at offset 6"},
+		{`$msec ${status`, "unterminated ${ at offset 6"},
+		{`$msec ${st-atus}`, `invalid variable "${st-atus}" at offset 6`},
+		{`$msec$status`, "$msec and $status are not separated"},
+		{`[$time_local] ${status}$request_time`, "$status and $request_time are not separated"},
+		{`plain text`, "has no variables"},
+		{`$status $request`, "no time variable"},
+	}
+	for _, tt := range tests {
+		err := CompileLogFormat(tt.def)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("CompileLogFormat(%q) = %v, want error containing %q", tt.def, err, tt.want)
+		}
+	}
+}
+
+func TestNamedFormatsCompile(t *testing.T) {
+	for name, def := range NginxFormats() {
+		if err := CompileLogFormat(def); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if got := NginxFormatNames(); strings.Join(got, ",") != "combined,main,retry,stampede" {
+		t.Errorf("NginxFormatNames() = %v", got)
+	}
+}

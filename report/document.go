@@ -1,0 +1,358 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/stampede/stampede/analyze"
+)
+
+// document is a Result laid out for reading: sections of sentences, facts
+// and tables whose every cell is already formatted. The table and Markdown
+// renderers share it, so both show the same content; each applies its own
+// escaping to every string, since any of them may come from a log.
+type document struct {
+	title    string
+	facts    []fact
+	findings []string
+	sections []section
+}
+
+type section struct {
+	title  string
+	blocks []block
+}
+
+// block is one of: sentences (text), a bulleted list (items), key/value
+// facts, or a table. label, when set, introduces it.
+type block struct {
+	label string
+	text  []string
+	items []string
+	facts []fact
+	table *grid
+}
+
+type fact struct{ key, value string }
+
+// grid is a table; numeric columns are right-aligned.
+type grid struct {
+	header  []string
+	numeric []bool
+	rows    [][]string
+}
+
+func newGrid(columns ...string) *grid {
+	g := &grid{}
+	for _, c := range columns {
+		// A leading '#' marks a numeric column.
+		num := strings.HasPrefix(c, "#")
+		g.header = append(g.header, strings.TrimPrefix(c, "#"))
+		g.numeric = append(g.numeric, num)
+	}
+	return g
+}
+
+func (g *grid) add(cells ...string) { g.rows = append(g.rows, cells) }
+
+func sentences(s ...string) block { return block{text: s} }
+
+func layout(r *analyze.Result) *document {
+	d := &document{title: "stampede report"}
+	version := r.SchemaVersion
+	if version == "" {
+		version = analyze.SchemaVersion
+	}
+	d.facts = []fact{
+		{"window", windowText(r.Window)},
+		{"schema", version},
+	}
+	d.findings = r.Findings
+	d.sections = []section{
+		inputsSection(r.Inputs),
+		reconcileSection(&r.Reconcile),
+		amplificationSection(&r.Amplification),
+		wavesSection(&r.Waves, r.Window),
+		warningsSection(r.Warnings),
+	}
+	return d
+}
+
+func windowText(w analyze.Window) string {
+	if w.Start.IsZero() && w.End.IsZero() {
+		return "no events"
+	}
+	return fmt.Sprintf("%s to %s (%s)", timestamp(w.Start), timestamp(w.End), seconds(w.Duration))
+}
+
+func inputsSection(inputs []analyze.Input) section {
+	s := section{title: "Inputs"}
+	if len(inputs) == 0 {
+		s.blocks = append(s.blocks, sentences("no input files"))
+		return s
+	}
+	g := newGrid("file", "format", "#lines", "#parsed", "#skipped", "#events")
+	var total analyze.Input
+	var samples []string
+	for _, in := range inputs {
+		g.add(in.Path, in.Format, count(in.Lines), count(in.Parsed), count(in.Skipped), count(in.Events))
+		total.Lines += in.Lines
+		total.Parsed += in.Parsed
+		total.Skipped += in.Skipped
+		total.Events += in.Events
+		for _, sm := range in.Samples {
+			samples = append(samples, sm.Position+": "+sm.Reason)
+		}
+		if unshown := in.Skipped - int64(len(in.Samples)); unshown > 0 && len(in.Samples) > 0 {
+			samples = append(samples, fmt.Sprintf("%s: %s more skipped lines not shown", in.Path, count(unshown)))
+		}
+	}
+	if len(inputs) > 1 {
+		g.add("total", "", count(total.Lines), count(total.Parsed), count(total.Skipped), count(total.Events))
+	}
+	s.blocks = append(s.blocks, block{table: g})
+	if len(samples) > 0 {
+		s.blocks = append(s.blocks, block{label: "Skipped lines", items: samples})
+	}
+	return s
+}
+
+func reconcileSection(rc *analyze.Reconciliation) section {
+	s := section{title: "Reconciliation"}
+	if rc.HTTP.Attempts == 0 && rc.App.Calls == 0 {
+		s.blocks = append(s.blocks, sentences("no attempts or calls to reconcile"))
+		return s
+	}
+	g := newGrid("class", "#attempts", "#throttled", "#429 rate", "#calls", "#failed", "#failed on throttle", "#error rate", "#attempts/call")
+	row := func(class string, h analyze.HTTPSide, a analyze.AppSide, perCall float64) {
+		g.add(class,
+			count(h.Attempts), count(h.Throttled), rate(h.ThrottleRate, h.Attempts),
+			count(a.Calls), count(a.Failed), count(a.FailedThrottle), rate(a.ErrorRate, a.Calls),
+			perCallText(perCall, a.Calls))
+	}
+	row("all", rc.HTTP, rc.App, rc.AttemptsPerCall)
+	for _, c := range rc.ByClass {
+		row(c.Class, c.HTTP, c.App, c.AttemptsPerCall)
+	}
+	s.blocks = append(s.blocks,
+		block{label: "HTTP side: throttled attempts / attempts; application side: failed calls / calls", table: g},
+		block{facts: []fact{
+			{"attempts per call", perCallText(rc.AttemptsPerCall, rc.App.Calls)},
+			{"throttled, recovered by a later attempt", count(rc.ThrottledRecovered)},
+			{"throttled, in calls that failed", count(rc.ThrottledInFailedCalls)},
+			{"throttled, not joined to a call", count(rc.ThrottledUnjoined)},
+			{"calls recovered by retry", count(rc.CallsRecoveredByRetry)},
+			{"other attempt errors", fmt.Sprintf("%s retryable, %s non-retryable", count(rc.HTTP.Retryable), count(rc.HTTP.NonRetryable))},
+			{"calls from", orNA(rc.App.Source)},
+			{"attempts joined to a call", joinedText(rc.AttemptsJoined, rc.HTTP.Attempts)},
+			{"join method", orNA(rc.Method)},
+		}},
+	)
+	if len(rc.Explanation) > 0 {
+		s.blocks = append(s.blocks, sentences(rc.Explanation...))
+	}
+	return s
+}
+
+func joinedText(joined, attempts int64) string {
+	if attempts == 0 {
+		return count(joined)
+	}
+	return fmt.Sprintf("%s of %s (%s)", count(joined), count(attempts), percent(float64(joined)/float64(attempts)))
+}
+
+func perCallText(v float64, calls int64) string {
+	if calls == 0 {
+		return notAvailable
+	}
+	return factor(v)
+}
+
+func orNA(s string) string {
+	if s == "" {
+		return notAvailable
+	}
+	return s
+}
+
+func amplificationSection(a *analyze.Amplification) section {
+	s := section{title: "Amplification"}
+	if len(a.Layers) == 0 && a.Tasks == 0 && a.Requests == 0 {
+		s.blocks = append(s.blocks, sentences("no retry layers measured"))
+		return s
+	}
+	if len(a.Layers) > 0 {
+		g := newGrid("layer", "#units", "#mean", "#p50", "#p99", "#max", "cap", "#give-up rate", "evidence", "method")
+		var histograms []string
+		for _, l := range a.Layers {
+			g.add(l.Name, count(l.Units), factor(l.Mean), quantile(l.P50), quantile(l.P99), quantile(l.Max),
+				capText(l), percent(l.GiveUpRate), l.CapEvidence, methodText(l.Method, l.Exact))
+			if h := histogramText(l.Histogram); h != "" {
+				histograms = append(histograms, l.Name+": "+h)
+			}
+		}
+		s.blocks = append(s.blocks, block{table: g})
+		if len(histograms) > 0 {
+			s.blocks = append(s.blocks, block{label: "Distribution (value × units)", items: histograms})
+		}
+	}
+	means := make([]string, len(a.Layers))
+	for i, l := range a.Layers {
+		means[i] = factor(l.Mean)
+	}
+	product := factor(a.Product)
+	if len(means) > 1 {
+		product = strings.Join(means, " × ") + " = " + product
+	}
+	s.blocks = append(s.blocks, block{facts: []fact{
+		{"attempts per task", product + " (" + exactness(a.Exact) + ")"},
+		{"tasks", count(a.Tasks)},
+		{"requests sent", count(a.Requests) + perTask(a.Requests, a.Tasks)},
+		{"billed (successful attempts)", count(a.Billed) + perTask(a.Billed, a.Tasks)},
+	}})
+	return s
+}
+
+func capText(l analyze.LayerStats) string {
+	if l.Capped {
+		if l.Cap > 0 {
+			return "capped at " + count(l.Cap)
+		}
+		return "capped"
+	}
+	return "uncapped"
+}
+
+func methodText(method string, exact bool) string {
+	if method == "" {
+		return exactness(exact)
+	}
+	if m := strings.ToLower(method); strings.Contains(m, "exact") || strings.Contains(m, "estimat") {
+		return method // already says how trustworthy it is
+	}
+	return method + " (" + exactness(exact) + ")"
+}
+
+func exactness(exact bool) string {
+	if exact {
+		return "exact"
+	}
+	return "estimated"
+}
+
+func perTask(n, tasks int64) string {
+	if tasks == 0 {
+		return ""
+	}
+	return " (" + factor(float64(n)/float64(tasks)) + " per task)"
+}
+
+// histogramText lists at most maxBars bars; the rest are summarised so a
+// long uncapped tail cannot flood the report.
+func histogramText(h []analyze.Bucket) string {
+	const maxBars = 12
+	parts := make([]string, 0, min(len(h), maxBars+1))
+	var rest int64
+	for i, b := range h {
+		if i < maxBars {
+			parts = append(parts, count(b.Value)+" × "+count(b.Units))
+		} else {
+			rest += b.Units
+		}
+	}
+	if rest > 0 {
+		parts = append(parts, fmt.Sprintf("%s more units above %s", count(rest), count(h[maxBars-1].Value)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func wavesSection(w *analyze.Waves, window analyze.Window) section {
+	s := section{title: "Waves"}
+	facts := []fact{}
+	if w.Series != "" {
+		facts = append(facts, fact{"series", w.Series})
+	}
+	if w.Bins > 0 {
+		facts = append(facts, fact{"bins", count(int64(w.Bins)) + " × " + seconds(w.BinWidth)})
+	}
+	if w.MinLag > 0 {
+		facts = append(facts, fact{"shortest period considered", seconds(w.MinLag)})
+	}
+	if !w.Periodic {
+		s.blocks = append(s.blocks, sentences("no periodic waves found"))
+		if w.BestLag > 0 {
+			candidate := seconds(w.BestLag)
+			if w.Threshold > 0 {
+				candidate += fmt.Sprintf(" (autocorrelation %s, below the shuffled 99th percentile %s)", fixed(w.ACF, 2), fixed(w.Threshold, 2))
+			}
+			facts = append(facts, fact{"strongest candidate repeat", candidate})
+		}
+	} else {
+		facts = append(facts,
+			fact{"period", seconds(w.Period)},
+			fact{"autocorrelation at period", fmt.Sprintf("%s (shuffled 99th percentile %s, %s× significance)",
+				fixed(w.ACF, 2), fixed(w.Threshold, 2), fixed(w.Significance, 1))},
+		)
+		if w.IntraWaveSpacing > 0 {
+			facts = append(facts, fact{"comb spacing inside waves", seconds(w.IntraWaveSpacing)})
+		}
+		if w.DecayRatio > 0 {
+			facts = append(facts, fact{"decay ratio per wave", fmt.Sprintf("%s (R² %s)", fixed(w.DecayRatio, 2), fixed(w.DecayR2, 2))})
+		}
+	}
+	if w.BurstsStopped != nil {
+		facts = append(facts, fact{"bursts stopped", timestamp(*w.BurstsStopped) + " (" +
+			offset(w.BurstsStopped.Sub(window.Start).Seconds()) + ")"})
+	}
+	if len(facts) > 0 {
+		s.blocks = append(s.blocks, block{facts: facts})
+	}
+	if len(w.Waves) > 0 {
+		g := newGrid("#wave", "start (UTC)", "#offset", "#width", "#size (calls)", "#attempts", "#throttled")
+		for i, wv := range w.Waves {
+			g.add(count(int64(i+1)), timestamp(wv.Start), offset(wv.Start.Sub(window.Start).Seconds()),
+				seconds(wv.Width), count(wv.Size), count(wv.Attempts), count(wv.Throttled))
+		}
+		s.blocks = append(s.blocks, block{label: "Waves (offset from window start; width holds the central 90% of arrivals; size is calls above the background rate)", table: g})
+	}
+	if len(w.Delays) == 0 {
+		s.blocks = append(s.blocks, sentences("no retry delays measured"))
+	} else {
+		g := newGrid("delay", "#n", "#mean", "#σ", "#p50", "#min", "#max", "spread")
+		for _, d := range w.Delays {
+			spread := "jittered"
+			if d.Fixed {
+				spread = "fixed"
+			}
+			g.add(d.Kind, count(d.N), seconds(d.Mean), seconds(d.Sigma), seconds(d.P50), seconds(d.Min), seconds(d.Max), spread)
+		}
+		s.blocks = append(s.blocks, block{label: "Measured delays", table: g})
+	}
+	if len(w.Suspects) == 0 {
+		s.blocks = append(s.blocks, sentences("no fixed-delay suspects"))
+	} else {
+		g := newGrid("layer", "kind", "#delay", "#σ", "#per period")
+		var texts []string
+		for _, f := range w.Suspects {
+			g.add(f.Layer, f.Kind, seconds(f.Delay), seconds(f.Sigma), count(int64(f.Times)))
+			if f.Text != "" {
+				texts = append(texts, f.Text)
+			}
+		}
+		s.blocks = append(s.blocks, block{label: "Fixed-delay suspects", table: g})
+		if len(texts) > 0 {
+			s.blocks = append(s.blocks, block{items: texts})
+		}
+	}
+	return s
+}
+
+func warningsSection(warnings []string) section {
+	s := section{title: "Warnings"}
+	if len(warnings) == 0 {
+		s.blocks = append(s.blocks, sentences("none"))
+	} else {
+		s.blocks = append(s.blocks, block{items: warnings})
+	}
+	return s
+}
