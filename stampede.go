@@ -163,7 +163,14 @@ func Ingest(ctx context.Context, cfg Config) (*timeline.Timeline, error) {
 		return nil, err
 	}
 
+	total := 0
+	for _, p := range parts {
+		total += len(p.Events)
+	}
 	tl := &timeline.Timeline{}
+	if len(parts) > 1 {
+		tl.Events = make([]timeline.Event, 0, total)
+	}
 	for _, p := range parts {
 		tl.Append(p)
 	}

@@ -5,7 +5,8 @@
 package timeline
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -202,16 +203,30 @@ type Timeline struct {
 // Sort orders events by Start, then by source position, so that output is
 // deterministic whatever order the files were read in.
 func (t *Timeline) Sort() {
-	sort.SliceStable(t.Events, func(i, j int) bool {
-		a, b := &t.Events[i], &t.Events[j]
-		if a.Start != b.Start {
-			return a.Start < b.Start
+	less := func(a, b *Event) int {
+		switch {
+		case a.Start != b.Start:
+			return cmp.Compare(a.Start, b.Start)
+		case a.Source != b.Source:
+			return cmp.Compare(a.Source, b.Source)
 		}
-		if a.Source != b.Source {
-			return a.Source < b.Source
-		}
-		return a.Line < b.Line
-	})
+		return cmp.Compare(a.Line, b.Line)
+	}
+	if slices.IsSortedFunc(t.Events, func(a, b Event) int { return less(&a, &b) }) {
+		return
+	}
+	// Events are large, so sort a permutation and move each event once
+	// instead of swapping structs inside the sort.
+	order := make([]int32, len(t.Events))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(i, j int32) int { return less(&t.Events[i], &t.Events[j]) })
+	sorted := make([]Event, len(t.Events))
+	for i, j := range order {
+		sorted[i] = t.Events[j]
+	}
+	t.Events = sorted
 }
 
 // Append merges another timeline's events and sources into t, rebasing
@@ -219,9 +234,19 @@ func (t *Timeline) Sort() {
 func (t *Timeline) Append(o *Timeline) {
 	base := int32(len(t.Sources))
 	t.Sources = append(t.Sources, o.Sources...)
-	for _, e := range o.Events {
-		e.Source += base
-		t.Events = append(t.Events, e)
+	if len(t.Events) == 0 && base == 0 {
+		// The common single-file case: take the slice rather than copy
+		// hundreds of megabytes of events.
+		t.Events = o.Events
+		return
+	}
+	n := len(t.Events)
+	t.Events = slices.Grow(t.Events, len(o.Events))[:n+len(o.Events)]
+	copy(t.Events[n:], o.Events)
+	if base != 0 {
+		for i := n; i < len(t.Events); i++ {
+			t.Events[i].Source += base
+		}
 	}
 }
 
