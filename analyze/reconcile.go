@@ -170,9 +170,15 @@ func explainReconcile(r *Reconciliation) []string {
 		case a.ErrorRate > h.ThrottleRate:
 			link = "while"
 		}
+		calls := plural(a.Calls, "call", "calls")
+		if a.Source != "sdk log" && r.AttemptsJoined < h.Attempts {
+			// Inferred calls cover only the attempts that carry join keys, so
+			// say which population the second rate is over.
+			calls += fmt.Sprintf(" (inferred from the %s attempts that carry join keys)", count(r.AttemptsJoined))
+		}
 		s := fmt.Sprintf("%s of %s HTTP %s %s throttled (%s), %s %s of %s %s failed (%s)",
 			pct(h.ThrottleRate), count(h.Attempts), plural(h.Attempts, "attempt", "attempts"), plural(h.Attempts, "was", "were"),
-			count(h.Throttled), link, pct(a.ErrorRate), count(a.Calls), plural(a.Calls, "call", "calls"), count(a.Failed))
+			count(h.Throttled), link, pct(a.ErrorRate), count(a.Calls), calls, count(a.Failed))
 		if r.AttemptsPerCall > 0 {
 			s += fmt.Sprintf(": each call made %s attempts on average", num(r.AttemptsPerCall))
 		}
