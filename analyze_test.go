@@ -215,16 +215,20 @@ func TestRealTraces(t *testing.T) {
 		Calls map[string]struct {
 			Calls  int64 `json:"sdk_calls"`
 			Failed int64 `json:"failed"`
+			// OKAfterRetries maps retries before success to calls.
+			OKAfterRetries map[string]int64 `json:"ok_after_retries_hist"`
 		} `json:"calls"`
 	}
 	tests := []struct {
 		dir      string
 		inputs   []string
 		periodic bool
+		// joinable: the access log carries call ids or attempt numbers.
+		joinable bool
 	}{
-		{dir: "testdata/traces/botocore-standard", inputs: []string{"access.log", "calls.jsonl"}, periodic: true},
+		{dir: "testdata/traces/botocore-standard", inputs: []string{"access.log", "calls.jsonl"}, periodic: true, joinable: true},
 		{dir: "testdata/traces/botocore-standard", inputs: []string{"access_combined.log", "calls.jsonl"}, periodic: true},
-		{dir: "testdata/traces/no-throttle", inputs: []string{"access.log", "calls.jsonl"}, periodic: false},
+		{dir: "testdata/traces/no-throttle", inputs: []string{"access.log", "calls.jsonl"}, periodic: false, joinable: true},
 	}
 	for _, tc := range tests {
 		t.Run(filepath.Base(tc.dir)+"/"+tc.inputs[0], func(t *testing.T) {
@@ -252,6 +256,27 @@ func TestRealTraces(t *testing.T) {
 			}
 			if rc.App.Calls != calls || rc.App.Failed != failed {
 				t.Errorf("calls %d failed %d; truth %d, %d", rc.App.Calls, rc.App.Failed, calls, failed)
+			}
+			// Every retry before a success recovered one throttled attempt:
+			// the endpoint answered only 200 or 429.
+			var recoveredCalls, recoveredAttempts int64
+			for _, c := range truth.Calls {
+				for retries, n := range c.OKAfterRetries {
+					k, _ := strconv.ParseInt(retries, 10, 64)
+					if k > 0 {
+						recoveredCalls += n
+						recoveredAttempts += k * n
+					}
+				}
+			}
+			if !tc.joinable {
+				// No join key on the wire: no throttled attempt can be
+				// credited to a call, and the report must not pretend.
+				recoveredAttempts = 0
+			}
+			if rc.CallsRecoveredByRetry != recoveredCalls || rc.ThrottledRecovered != recoveredAttempts {
+				t.Errorf("recovered %d calls, %d throttled attempts; truth %d, %d",
+					rc.CallsRecoveredByRetry, rc.ThrottledRecovered, recoveredCalls, recoveredAttempts)
 			}
 			for _, in := range res.Inputs {
 				if in.Skipped != 0 || in.Parsed != in.Lines {

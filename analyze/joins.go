@@ -179,17 +179,41 @@ func (j *joins) newGroup(e *timeline.Event) int {
 
 func (j *joins) addToGroup(g, i int) {
 	gr := &j.groups[g]
-	if gr.n == 0 {
+	switch {
+	case gr.n == 0:
 		gr.first = i
-	} else {
+		gr.last = i
+	case j.attemptBefore(i, gr.last):
+		// Whole-second log times can put a fast retry's start ahead of the
+		// throttled attempt it retried; the wire's attempt number is the
+		// truth, so link the attempt in by it.
+		prev := -1
+		for k := gr.first; k >= 0 && !j.attemptBefore(i, k); k = int(j.nextAttempt[k]) {
+			prev = k
+		}
+		if prev < 0 {
+			j.nextAttempt[i] = int32(gr.first)
+			gr.first = i
+		} else {
+			j.nextAttempt[i] = j.nextAttempt[prev]
+			j.nextAttempt[prev] = int32(i)
+		}
+	default:
 		j.nextAttempt[gr.last] = int32(i)
+		gr.last = i
 	}
-	gr.last = i
 	gr.n++
 	j.groupOf[i] = int32(g)
 	if gr.task == "" {
 		gr.task = j.tl.Events[i].TaskID
 	}
+}
+
+// attemptBefore reports whether attempt a carries a smaller attempt number
+// than attempt b; without numbers on both, time order stands.
+func (j *joins) attemptBefore(a, b int) bool {
+	ea, eb := &j.tl.Events[a], &j.tl.Events[b]
+	return ea.Attempt > 0 && eb.Attempt > 0 && ea.Attempt < eb.Attempt
 }
 
 // attemptsOf yields the event indexes of group g's attempts in time order.

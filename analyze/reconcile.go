@@ -55,10 +55,14 @@ func appSide(j *joins, keep func(*callUnit) bool) AppSide {
 	if j.callsFromLog {
 		a.Source = "sdk log"
 	} else {
-		a.Source = "inferred: final attempt of each HTTP call joined by " + j.attemptMethod
+		a.Source = inferredCallsSource + j.attemptMethod
 	}
 	return a
 }
+
+// inferredCallsSource opens AppSide.Source when calls were rebuilt from the
+// access log rather than read from an SDK log.
+const inferredCallsSource = "inferred: final attempt of each HTTP call joined by "
 
 // attemptsPerCall prefers the SDK's own attempt count; without it, the
 // joined attempt groups; without those, HTTP attempts over logged calls.
@@ -171,7 +175,7 @@ func explainReconcile(r *Reconciliation) []string {
 			link = "while"
 		}
 		calls := plural(a.Calls, "call", "calls")
-		if a.Source != "sdk log" && r.AttemptsJoined < h.Attempts {
+		if strings.HasPrefix(a.Source, inferredCallsSource) && r.AttemptsJoined < h.Attempts {
 			// Inferred calls cover only the attempts that carry join keys, so
 			// say which population the second rate is over.
 			calls += fmt.Sprintf(" (inferred from the %s attempts that carry join keys)", count(r.AttemptsJoined))

@@ -218,3 +218,21 @@ func containsSubstr(list []string, sub string) bool {
 	}
 	return false
 }
+
+// TestAttemptNumbersOrderCalls pins the join on logs stamped to the whole
+// second: a throttled attempt that ended just before a second boundary can
+// appear to start after the fast retry that followed it. The wire's attempt
+// numbers, not the estimated starts, say which attempt came last.
+func TestAttemptNumbersOrderCalls(t *testing.T) {
+	h := timeline.LayerHTTP
+	first := ev(h, 1.999, thr, bat, "T1", "c1", 1)
+	retry := ev(h, 1.801, ok, bat, "T1", "c1", 2)
+	r := Reconcile(build(first, retry))
+	if r.ThrottledRecovered != 1 || r.ThrottledInFailedCalls != 0 || r.CallsRecoveredByRetry != 1 {
+		t.Errorf("recovered %d, in failed calls %d, calls recovered %d; want 1, 0, 1",
+			r.ThrottledRecovered, r.ThrottledInFailedCalls, r.CallsRecoveredByRetry)
+	}
+	if r.App.Failed != 0 {
+		t.Errorf("inferred %d failed calls, want 0: the call's last attempt succeeded", r.App.Failed)
+	}
+}
