@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,12 +14,11 @@ import (
 
 	"github.com/stampede/stampede"
 	"github.com/stampede/stampede/analyze"
+	"github.com/stampede/stampede/internal/golden"
 	"github.com/stampede/stampede/report"
 	"github.com/stampede/stampede/simulate"
 	"github.com/stampede/stampede/timeline"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden reports under testdata/golden")
 
 func analyzeDir(t *testing.T, cfg stampede.Config) *analyze.Result {
 	t.Helper()
@@ -420,23 +418,7 @@ func TestGoldenReports(t *testing.T) {
 			if err := report.Render(&buf, res, format); err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", "golden", "seed-incident."+f+".golden")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -run TestGoldenReports -update)", err)
-			}
-			if !bytes.Equal(buf.Bytes(), want) {
-				t.Errorf("%s report differs from %s; rerun with -update and review the diff", f, golden)
-			}
+			golden.Check(t, filepath.Join("testdata", "golden", "seed-incident."+f+".golden"), buf.Bytes())
 		})
 	}
 }

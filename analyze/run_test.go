@@ -3,18 +3,14 @@ package analyze
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/stampede/stampede/internal/golden"
 	"github.com/stampede/stampede/timeline"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 func TestRunInputsAndWindow(t *testing.T) {
 	tl := callIDTimeline()
@@ -89,46 +85,9 @@ func TestRunGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			path := filepath.Join("testdata", "golden", name+".json")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from the golden file:\n%s", path, lineDiff(string(want), string(got)))
-			}
+			golden.Check(t, filepath.Join("testdata", "golden", name+".json"), got)
 		})
 	}
-}
-
-// lineDiff shows the first lines that differ, enough to see what changed.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	shown := 0
-	for i := 0; i < max(len(w), len(g)) && shown < 10; i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			b.WriteString("line " + itoa(i+1) + ":\n- " + wl + "\n+ " + gl + "\n")
-			shown++
-		}
-	}
-	return b.String()
 }
 
 func itoa(i int) string { return count(int64(i)) }

@@ -2,17 +2,14 @@ package report
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stampede/stampede/analyze"
+	"github.com/stampede/stampede/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/report")
 
 const goldenDir = "../testdata/report"
 
@@ -167,47 +164,10 @@ func TestGolden(t *testing.T) {
 				if err := Render(&buf, tc.result(), f); err != nil {
 					t.Fatal(err)
 				}
-				path := filepath.Join(goldenDir, name)
-				if *update {
-					if err := os.MkdirAll(goldenDir, 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test ./report -update to create it)", err)
-				}
-				if !bytes.Equal(buf.Bytes(), want) {
-					t.Errorf("%s differs from golden:\n%s", name, lineDiff(string(want), buf.String()))
-				}
+				golden.Check(t, filepath.Join(goldenDir, name), buf.Bytes())
 			})
 		}
 	}
-}
-
-// lineDiff shows the first differing lines, enough to see what moved.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	shown := 0
-	for i := 0; i < max(len(w), len(g)) && shown < 10; i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			b.WriteString("line " + count(int64(i+1)) + ":\n  want: " + wl + "\n  got:  " + gl + "\n")
-			shown++
-		}
-	}
-	return b.String()
 }
 
 func TestRenderIsDeterministicAndPure(t *testing.T) {

@@ -2,13 +2,12 @@ package simulate
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/seed-incident from testdata/scenarios/seed-incident.json")
+	"github.com/stampede/stampede/internal/golden"
+)
 
 // bundledDir holds the committed seed incident that other packages read.
 var bundledDir = filepath.Join("..", "testdata", "seed-incident")
@@ -18,7 +17,7 @@ var bundledDir = filepath.Join("..", "testdata", "seed-incident")
 func TestBundledIncident(t *testing.T) {
 	sc := loadTestScenario(t, "seed-incident")
 	out, files := render(t, sc)
-	if *update {
+	if *golden.Update {
 		if err := out.WriteDir(bundledDir); err != nil {
 			t.Fatal(err)
 		}
