@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// run executes the CLI as a user would, returning stdout, stderr and the
+// error main would print.
+func run(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	cmd := newRootCmd()
+	var out, errOut bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	return out.String(), errOut.String(), err
+}
+
+func TestCommands(t *testing.T) {
+	tmp := t.TempDir()
+	incident := filepath.Join("..", "..", "testdata", "seed-incident")
+	tests := []struct {
+		name string
+		args []string
+		// wantErr is a substring of the error, "" for success.
+		wantErr string
+		// check inspects stdout when the command succeeds.
+		check func(t *testing.T, stdout string)
+	}{
+		{
+			name: "analyze table",
+			args: []string{"analyze", incident},
+			check: func(t *testing.T, stdout string) {
+				for _, want := range []string{"FINDINGS", "period 84.05 s = requeue delay 60.00 s", "WAVES"} {
+					if !strings.Contains(stdout, want) {
+						t.Errorf("table report lacks %q", want)
+					}
+				}
+			},
+		},
+		{
+			name: "analyze json",
+			args: []string{"analyze", incident, "--format", "json"},
+			check: func(t *testing.T, stdout string) {
+				var res struct {
+					SchemaVersion string `json:"schema_version"`
+					Waves         struct {
+						Periodic bool `json:"periodic"`
+					} `json:"waves"`
+				}
+				if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+					t.Fatalf("json report does not parse: %v", err)
+				}
+				if res.SchemaVersion == "" || !res.Waves.Periodic {
+					t.Errorf("json report: %+v", res)
+				}
+			},
+		},
+		{name: "unknown report format", args: []string{"analyze", incident, "--format", "pdf"}, wantErr: "pdf"},
+		{name: "missing input", args: []string{"analyze", filepath.Join(tmp, "nope.log")}, wantErr: "nope.log"},
+		{name: "bad class rule", args: []string{"analyze", incident, "--class", "batch"}, wantErr: "CLASS=FIELD:SUBSTR"},
+		{name: "output over input", args: []string{"analyze", filepath.Join(incident, "access.log"), "-o", filepath.Join(incident, "access.log")}, wantErr: "refusing to overwrite"},
+		{name: "unwritable output", args: []string{"analyze", incident, "-o", filepath.Join(tmp, "no", "such", "dir", "r.md")}, wantErr: "cannot write output"},
+		{name: "ingest needs -o", args: []string{"ingest", incident}, wantErr: "-o FILE"},
+		{name: "simulate needs a scenario", args: []string{"simulate", "-o", tmp}, wantErr: "--scenario"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, _, err := run(t, tc.args...)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("error %v, want one mentioning %q", err, tc.wantErr)
+			case tc.check != nil:
+				tc.check(t, stdout)
+			}
+		})
+	}
+}
+
+// TestIngestThenAnalyze checks the stored-timeline path users take for large
+// logs: ingest once, analyse the Arrow or Parquet file as often as needed.
+func TestIngestThenAnalyze(t *testing.T) {
+	incident := filepath.Join("..", "..", "testdata", "seed-incident")
+	direct, _, err := run(t, "analyze", incident, "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ext := range []string{".arrow", ".parquet"} {
+		t.Run(ext, func(t *testing.T) {
+			tl := filepath.Join(t.TempDir(), "timeline"+ext)
+			if _, _, err := run(t, "ingest", incident, "-o", tl); err != nil {
+				t.Fatal(err)
+			}
+			report := filepath.Join(t.TempDir(), "report.json")
+			if _, _, err := run(t, "analyze", tl, "--format", "json", "-o", report); err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(report)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Inputs name the timeline's original files either way, so the
+			// whole report must match.
+			if string(got) != direct {
+				t.Errorf("report from %s differs from the report on the logs", ext)
+			}
+		})
+	}
+}
+
+func TestSimulateWritesAnIncident(t *testing.T) {
+	dir := t.TempDir()
+	scenario := filepath.Join("..", "..", "testdata", "scenarios", "requeue90-500tasks.json")
+	if _, _, err := run(t, "simulate", "--scenario", scenario, "-o", dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"access.log", "calls.jsonl", "truth.json"} {
+		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Size() == 0 {
+			t.Errorf("%s not written: %v", name, err)
+		}
+	}
+}
