@@ -422,3 +422,64 @@ func TestGoldenReports(t *testing.T) {
 		})
 	}
 }
+
+// TestClockSkew injects a clock offset between the access log and the SDK
+// log, as two machines whose clocks drifted apart write them, and expects
+// it back within ±0.2 s; --align then lines the logs up again.
+func TestClockSkew(t *testing.T) {
+	sc, err := simulate.LoadScenario("testdata/scenarios/seed-incident.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean := t.TempDir()
+	out, err := simulate.Run(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := out.WriteDir(clean); err != nil {
+		t.Fatal(err)
+	}
+	base := analyzeDir(t, stampede.Config{Inputs: []string{clean}})
+
+	for _, offset := range []float64{2.5, -2.5, 7.25} {
+		t.Run(strconv.FormatFloat(offset, 'f', -1, 64), func(t *testing.T) {
+			skewed := sc
+			skewed.SDKClockOffsetS = offset
+			dir := t.TempDir()
+			out, err := simulate.Run(skewed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := out.WriteDir(dir); err != nil {
+				t.Fatal(err)
+			}
+			res := analyzeDir(t, stampede.Config{Inputs: []string{dir}})
+			if len(res.Clocks) != 1 {
+				t.Fatalf("clocks: %+v", res.Clocks)
+			}
+			c := res.Clocks[0]
+			if !c.Reliable || !within(c.Offset, offset, 0.2) {
+				t.Errorf("estimated offset %+.3f s (reliable %v), injected %+.2f s", c.Offset, c.Reliable, offset)
+			}
+			if c.Applied {
+				t.Errorf("offset applied without --align")
+			}
+
+			aligned := analyzeDir(t, stampede.Config{Inputs: []string{dir}, Align: true})
+			if !aligned.Clocks[0].Applied {
+				t.Fatalf("--align did not apply the offset: %+v", aligned.Clocks[0])
+			}
+			if d := aligned.Window.Start.Sub(base.Window.Start).Seconds(); !within(d, 0, 0.2) {
+				t.Errorf("aligned window starts %+.3f s from the unskewed one", d)
+			}
+			if len(aligned.Waves.Waves) != len(base.Waves.Waves) {
+				t.Fatalf("aligned run found %d waves, unskewed %d", len(aligned.Waves.Waves), len(base.Waves.Waves))
+			}
+			for i, w := range aligned.Waves.Waves {
+				if d := w.Start.Sub(base.Waves.Waves[i].Start).Seconds(); !within(d, 0, 0.2) {
+					t.Errorf("wave %d starts %+.3f s from the unskewed run's", i+1, d)
+				}
+			}
+		})
+	}
+}

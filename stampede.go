@@ -48,6 +48,9 @@ type Config struct {
 	// Seed drives the surrogate significance test; a fixed seed keeps
 	// reports byte-identical across runs.
 	Seed uint64
+	// Align corrects the estimated clock offset of each log against the
+	// access log before analysing.
+	Align bool
 }
 
 // logExtensions are what a directory input contributes; JSON files are left
@@ -220,5 +223,5 @@ func Analyze(ctx context.Context, cfg Config) (*analyze.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return analyze.Run(tl, analyze.Options{BinWidth: cfg.BinWidth, Seed: cfg.Seed}), nil
+	return analyze.Run(tl, analyze.Options{BinWidth: cfg.BinWidth, Seed: cfg.Seed, Align: cfg.Align}), nil
 }

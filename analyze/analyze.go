@@ -17,6 +17,9 @@ type Options struct {
 	Seed uint64
 	// MinLag is the shortest period considered; 0 means max(3 bins, 2 s).
 	MinLag time.Duration
+	// Align shifts each log whose clock reliably differs from the access
+	// log's by the estimated offset before the other analyses run.
+	Align bool
 }
 
 // Run analyses a timeline. It is a pure function of tl and opt: tl is only
@@ -33,12 +36,18 @@ func Run(tl *timeline.Timeline, opt Options) *Result {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s lines skipped in %s (of %s)", count(in.Skipped), in.Path, count(in.Lines)))
 		}
 	}
+	res.Clocks = EstimateClocks(tl)
+	if opt.Align {
+		tl = alignClocks(tl, res.Clocks)
+		res.Window = window(tl)
+	}
 	j := buildJoins(tl)
 	res.Reconcile = reconcile(j)
 	res.Amplification = amplify(j)
 	res.Waves = findWaves(j, opt)
 	res.Warnings = append(res.Warnings, j.warnings...)
 	res.Warnings = append(res.Warnings, waveWarnings(&res.Waves, res.Window.Duration)...)
+	res.Warnings = append(res.Warnings, clockWarnings(res.Clocks)...)
 	res.Findings = findings(res)
 	return res
 }

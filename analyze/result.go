@@ -7,7 +7,7 @@ import "time"
 
 // SchemaVersion is the version of the JSON result schema (docs/result-schema.md).
 // Bump the minor for additions, the major for renames or removals.
-const SchemaVersion = "1.0"
+const SchemaVersion = "1.1"
 
 // Result is everything stampede concludes about one incident.
 type Result struct {
@@ -21,6 +21,8 @@ type Result struct {
 	Reconcile     Reconciliation `json:"reconcile"`
 	Amplification Amplification  `json:"amplification"`
 	Waves         Waves          `json:"waves"`
+	// Clocks compares each log's clock with the access log's.
+	Clocks []ClockOffset `json:"clocks"`
 	// Warnings are caveats on the numbers above; every format shows them.
 	Warnings []string `json:"warnings"`
 }
@@ -224,4 +226,27 @@ type FixedDelay struct {
 	Times int `json:"times"`
 	// Text is the finding as a sentence.
 	Text string `json:"text"`
+}
+
+// ClockOffset is how far one log's clock reads from the reference log's,
+// estimated by lining up the starts both logs record.
+type ClockOffset struct {
+	Source    string `json:"source"`
+	Reference string `json:"reference"`
+	// Offset is the source's clock minus the reference's: +2.5 means the
+	// source stamps events 2.5 s later than the reference does.
+	Offset      float64 `json:"offset_s"`
+	Uncertainty float64 `json:"uncertainty_s"`
+	// Correlation is the normalised cross-correlation at the offset; Margin
+	// is how far it beats the best alignment more than a second away.
+	Correlation     float64 `json:"correlation"`
+	Margin          float64 `json:"margin"`
+	Events          int64   `json:"events"`
+	ReferenceEvents int64   `json:"reference_events"`
+	// Reliable is true when the alignment is clear enough to act on.
+	Reliable bool `json:"reliable"`
+	// Applied is true when the source's events were shifted by -Offset
+	// before the other analyses (--align).
+	Applied bool   `json:"applied"`
+	Note    string `json:"note,omitempty"`
 }

@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/stampede/stampede/analyze"
@@ -73,6 +75,7 @@ func layout(r *analyze.Result) *document {
 		reconcileSection(&r.Reconcile),
 		amplificationSection(&r.Amplification),
 		wavesSection(&r.Waves, r.Window),
+		clocksSection(r.Clocks),
 		warningsSection(r.Warnings),
 	}
 	return d
@@ -344,6 +347,35 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 			s.blocks = append(s.blocks, block{items: texts})
 		}
 	}
+	return s
+}
+
+// clocksSection shows how far each log's clock reads from the access log's.
+func clocksSection(clocks []analyze.ClockOffset) section {
+	s := section{title: "Clocks"}
+	if len(clocks) == 0 {
+		s.blocks = append(s.blocks, sentences("only one log, nothing to compare"))
+		return s
+	}
+	g := newGrid("log", "against", "#offset", "#±", "#correlation", "#events", "verdict")
+	for _, c := range clocks {
+		verdict := "in step"
+		switch {
+		case c.Note != "":
+			verdict = c.Note
+		case c.Applied:
+			verdict = "corrected (--align)"
+		case math.Abs(c.Offset) > c.Uncertainty:
+			verdict = "skewed: use --align"
+		}
+		sign := "+"
+		if c.Offset < 0 {
+			sign = "-"
+		}
+		g.add(c.Source, c.Reference, sign+seconds(math.Abs(c.Offset)), seconds(c.Uncertainty),
+			strconv.FormatFloat(c.Correlation, 'f', 2, 64), count(c.Events), verdict)
+	}
+	s.blocks = append(s.blocks, block{table: g})
 	return s
 }
 

@@ -55,6 +55,7 @@ func normalized(r *analyze.Result) analyze.Result {
 	out.Inputs = nonNil(out.Inputs)
 	out.Findings = nonNil(out.Findings)
 	out.Warnings = nonNil(out.Warnings)
+	out.Clocks = nonNil(out.Clocks)
 
 	rc := &out.Reconcile
 	rc.ByClass = nonNil(rc.ByClass)

@@ -211,7 +211,7 @@ func TestSchemaCheckerRejects(t *testing.T) {
 	tests := []struct {
 		name, from, to, want string
 	}{
-		{"missing key", `"schema_version": "1.0",`, ``, `missing required key "schema_version"`},
+		{"missing key", `"schema_version": "` + analyze.SchemaVersion + `",`, ``, `missing required key "schema_version"`},
 		{"wrong type", `"lines": 48213`, `"lines": "48213"`, "$.inputs[0].lines: type string, want [integer]"},
 		{"float for integer", `"tasks": 10747`, `"tasks": 10747.5`, "$.amplification.tasks: type number"},
 		{"nested missing", `"width_s": 14.32,`, ``, `$.waves.waves[0]: missing required key "width_s"`},

@@ -178,7 +178,7 @@ func (o *Output) WriteCalls(w io.Writer) error {
 	if sc.InteractiveSDK != nil {
 		codes[Interactive] = quoteJSON(sc.InteractiveSDK.ErrorCode)
 	}
-	start := sc.Start
+	start := sc.Start.Add(time.Duration(sc.SDKClockOffsetS * float64(time.Second)))
 	var line []byte
 	for i := range o.Calls {
 		c := &o.Calls[i]

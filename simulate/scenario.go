@@ -64,6 +64,9 @@ import (
 //   - tail_s: interactive traffic goes on this long after the last task is
 //     resolved. end_s > 0 stops new calls at that time whatever the backlog;
 //     calls in flight finish.
+//   - sdk_clock_offset_s: calls.jsonl is stamped by a clock this many seconds
+//     ahead of the access log's (negative: behind); the simulation itself and
+//     truth.json use the true times.
 type Scenario struct {
 	Name string `json:"name"`
 	// Description says what the scenario stands for and how it was tuned.
@@ -79,6 +82,10 @@ type Scenario struct {
 	Runner         RunnerPolicy       `json:"runner"`
 	TailS          float64            `json:"tail_s"`
 	EndS           float64            `json:"end_s"`
+	// SDKClockOffsetS makes the application's clock read this many seconds
+	// ahead of the proxy's in calls.jsonl, as on two machines whose clocks
+	// drifted apart.
+	SDKClockOffsetS float64 `json:"sdk_clock_offset_s,omitempty"`
 }
 
 // BucketConfig is the endpoint's token bucket.
@@ -281,6 +288,10 @@ func (sc *Scenario) Validate() error {
 		if err := finite(f.path, f.v); err != nil {
 			return err
 		}
+	}
+	// A clock may run behind as well as ahead, so only its size is bounded.
+	if math.IsNaN(sc.SDKClockOffsetS) || math.Abs(sc.SDKClockOffsetS) > 3600 {
+		return badField("sdk_clock_offset_s", "%v: want a number of seconds within ±3600", sc.SDKClockOffsetS)
 	}
 	switch {
 	case sc.Bucket.Capacity <= 0:

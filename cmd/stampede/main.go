@@ -96,6 +96,7 @@ type analyzeOptions struct {
 	output string
 	bin    time.Duration
 	seed   uint64
+	align  bool
 }
 
 func newAnalyzeCmd() *cobra.Command {
@@ -115,6 +116,7 @@ func newAnalyzeCmd() *cobra.Command {
 			cfg := o.inputs.config(args)
 			cfg.BinWidth = o.bin
 			cfg.Seed = o.seed
+			cfg.Align = o.align
 			if err := checkOutput(o.output, args); err != nil {
 				return err
 			}
@@ -132,6 +134,7 @@ func newAnalyzeCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write the report to FILE instead of standard output")
 	cmd.Flags().DurationVar(&o.bin, "bin", 0, "bin width of the wave analysis, e.g. 1s or 100ms (default: automatic)")
 	cmd.Flags().Uint64Var(&o.seed, "seed", 1, "seed of the significance test's surrogates")
+	cmd.Flags().BoolVar(&o.align, "align", false, "shift each log by its estimated clock offset from the access log before analysing")
 	return cmd
 }
 

@@ -1,0 +1,291 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/dsp/fourier"
+
+	"github.com/stampede/stampede/timeline"
+)
+
+// Clock-offset estimation. The access log and the SDK log are written by
+// different machines, so their clocks can disagree by seconds, which would
+// misplace every call against its attempts. Both logs record the same bursts
+// of work (a call starts a few milliseconds before its first attempt), so
+// the lag that best lines up their series of starts is the offset between
+// the clocks.
+
+const (
+	// clockBin is fine enough for ±0.2 s accuracy with millisecond logs.
+	clockBin = 50 * time.Millisecond
+	// maxClockOffset bounds the search; clocks further apart than this are
+	// not a skew but a wrong file.
+	maxClockOffset = 60 * time.Second
+	// minClockEvents is the fewest starts on each side worth correlating.
+	minClockEvents = 20
+	// clockWarnOffset is where a skew starts to mislead the joins.
+	clockWarnOffset = 0.5
+)
+
+// EstimateClocks returns, for every source other than the reference (the
+// first source of HTTP attempts, else the first source), the offset of its
+// clock from the reference's. It is a pure function of the timeline.
+func EstimateClocks(tl *timeline.Timeline) []ClockOffset {
+	starts, whole := sourceStarts(tl)
+	ref := referenceSource(tl, starts)
+	out := []ClockOffset{}
+	if ref < 0 {
+		return out
+	}
+	for s := range tl.Sources {
+		if s == ref || len(starts[s]) == 0 {
+			continue
+		}
+		c := ClockOffset{Source: tl.Sources[s].Path, Reference: tl.Sources[ref].Path,
+			Events: int64(len(starts[s])), ReferenceEvents: int64(len(starts[ref]))}
+		if len(starts[s]) < minClockEvents || len(starts[ref]) < minClockEvents {
+			c.Note = fmt.Sprintf("too few events to compare clocks (need %d on each side)", minClockEvents)
+			out = append(out, c)
+			continue
+		}
+		// A log stamped to the whole second (nginx $time_local) truncates
+		// each time by up to a second, so its starts read up to 1 s early:
+		// spread each of its events over the second it may have started in.
+		offset, corr, margin := crossCorrelate(starts[ref], starts[s], whole[ref], whole[s])
+		c.Offset, c.Correlation, c.Margin = offset, corr, margin
+		c.Uncertainty = clockBin.Seconds()
+		if whole[ref] || whole[s] {
+			c.Uncertainty = 0.5
+		}
+		c.Offset = math.Round(c.Offset*1000) / 1000
+		c.Reliable = corr >= 0.2 && margin >= 0.05
+		if !c.Reliable {
+			c.Note = "no clear alignment: the two logs share too little structure"
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// sourceStarts collects each source's unit starts in nanoseconds: first
+// attempts and calls, which both logs see once per call; other attempts
+// only when a source carries no attempt numbers.
+func sourceStarts(tl *timeline.Timeline) (starts [][]int64, wholeSeconds []bool) {
+	starts = make([][]int64, len(tl.Sources))
+	hasNumbers := make([]bool, len(tl.Sources))
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		if int(e.Source) < len(hasNumbers) && e.Layer == timeline.LayerHTTP && e.Attempt > 0 {
+			hasNumbers[e.Source] = true
+		}
+	}
+	wholeSeconds = make([]bool, len(tl.Sources))
+	subSecond := make([]bool, len(tl.Sources))
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		s := int(e.Source)
+		if s >= len(starts) {
+			continue
+		}
+		if e.Layer == timeline.LayerHTTP && hasNumbers[s] && e.Attempt != 1 {
+			continue
+		}
+		starts[s] = append(starts[s], e.Start)
+		// The logged instant is End when there is one (access logs) and Start
+		// otherwise; its fraction says the resolution.
+		logged := e.Start
+		if e.End != 0 {
+			logged = e.End
+		}
+		if logged%int64(time.Second) != 0 {
+			subSecond[s] = true
+		}
+	}
+	for s := range wholeSeconds {
+		wholeSeconds[s] = len(starts[s]) > 0 && !subSecond[s]
+	}
+	return starts, wholeSeconds
+}
+
+// referenceSource is the first source holding HTTP attempts: the proxy's
+// clock is the one the endpoint's throttling decisions are stamped with.
+func referenceSource(tl *timeline.Timeline, starts [][]int64) int {
+	first := -1
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		if e.Layer == timeline.LayerHTTP {
+			if first < 0 || int(e.Source) < first {
+				first = int(e.Source)
+			}
+		}
+	}
+	if first >= 0 {
+		return first
+	}
+	for s := range starts {
+		if len(starts[s]) > 0 {
+			return s
+		}
+	}
+	return -1
+}
+
+// crossCorrelate finds the lag d (seconds) maximising the correlation of
+// ref(t) with other(t+d): other's clock reads d ahead of ref's. corr is the
+// Pearson correlation of the two binned series at that lag, margin how far it
+// beats the best lag more than a second away.
+func crossCorrelate(ref, other []int64, refWhole, otherWhole bool) (offset, corr, margin float64) {
+	lo := min(ref[0], other[0]) - int64(maxClockOffset)
+	hi := max(ref[len(ref)-1], other[len(other)-1]) + int64(maxClockOffset)
+	bin := int64(clockBin)
+	n := int((hi-lo)/bin) + 1
+	a, b := binStarts(ref, lo, bin, n, refWhole), binStarts(other, lo, bin, n, otherWhole)
+
+	m := fftSize(2 * n)
+	fft := fourier.NewFFT(m)
+	pa, pb := make([]float64, m), make([]float64, m)
+	copy(pa, a)
+	copy(pb, b)
+	ca := fft.Coefficients(nil, pa)
+	cb := fft.Coefficients(nil, pb)
+	for i := range ca {
+		ca[i] = complex(real(ca[i]), -imag(ca[i])) * cb[i]
+	}
+	xc := fft.Sequence(nil, ca)
+	// gonum's inverse transform is unnormalised.
+	for i := range xc {
+		xc[i] /= float64(m)
+	}
+	// xc[k] = sum_i a[i] b[i+k], with negative lags wrapped to the end.
+	maxLag := int(int64(maxClockOffset) / bin)
+	at := func(k int) float64 {
+		if k < 0 {
+			return xc[m+k]
+		}
+		return xc[k]
+	}
+	best := 0
+	for k := -maxLag; k <= maxLag; k++ {
+		if at(k) > at(best) {
+			best = k
+		}
+	}
+	norm := math.Sqrt(sumSquares(a) * sumSquares(b))
+	if norm == 0 {
+		return 0, 0, 0
+	}
+	corr = at(best) / norm
+	far := int(time.Second / clockBin)
+	var runnerUp float64
+	for k := -maxLag; k <= maxLag; k++ {
+		if (k < best-far || k > best+far) && at(k) > runnerUp {
+			runnerUp = at(k)
+		}
+	}
+	margin = corr - runnerUp/norm
+	// Parabolic refinement between bins.
+	shift := 0.0
+	if best > -maxLag && best < maxLag {
+		y0, y1, y2 := at(best-1), at(best), at(best+1)
+		if d := y0 - 2*y1 + y2; d < 0 {
+			shift = 0.5 * (y0 - y2) / d
+		}
+	}
+	offset = (float64(best) + shift) * clockBin.Seconds()
+	return offset, corr, margin
+}
+
+// binStarts counts starts per bin and centres the series. With
+// wholeSeconds, each start is spread evenly over the second that follows it,
+// where its true time lies.
+func binStarts(ts []int64, lo, bin int64, n int, wholeSeconds bool) []float64 {
+	out := make([]float64, n)
+	spread := int64(1)
+	if wholeSeconds {
+		spread = int64(time.Second) / bin
+	}
+	w := 1 / float64(spread)
+	for _, t := range ts {
+		first := (t - lo) / bin
+		for k := first; k < first+spread && k < int64(n); k++ {
+			out[k] += w
+		}
+	}
+	mean := float64(len(ts)) / float64(n)
+	for i := range out {
+		out[i] -= mean
+	}
+	return out
+}
+
+func sumSquares(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v * v
+	}
+	return s
+}
+
+// alignClocks returns a copy of tl with each reliable offset removed from
+// its source's events, re-sorted; tl itself is not touched.
+func alignClocks(tl *timeline.Timeline, clocks []ClockOffset) *timeline.Timeline {
+	shift := make([]int64, len(tl.Sources))
+	any := false
+	for i := range clocks {
+		c := &clocks[i]
+		if !c.Reliable || math.Abs(c.Offset) <= c.Uncertainty {
+			// An offset inside its own uncertainty is resolution, not skew.
+			continue
+		}
+		for s := range tl.Sources {
+			if tl.Sources[s].Path == c.Source {
+				shift[s] = int64(c.Offset * 1e9)
+				c.Applied = true
+				any = true
+			}
+		}
+	}
+	if !any {
+		return tl
+	}
+	out := &timeline.Timeline{Sources: tl.Sources, Events: make([]timeline.Event, len(tl.Events))}
+	copy(out.Events, tl.Events)
+	for i := range out.Events {
+		e := &out.Events[i]
+		if d := shift[e.Source]; d != 0 {
+			e.Start -= d
+			if e.End != 0 {
+				e.End -= d
+			}
+		}
+	}
+	out.Sort()
+	return out
+}
+
+// clockWarnings tell the user about a skew large enough to matter.
+func clockWarnings(clocks []ClockOffset) []string {
+	var out []string
+	for _, c := range clocks {
+		if !c.Reliable || math.Abs(c.Offset) < max(clockWarnOffset, c.Uncertainty*2) {
+			continue
+		}
+		if c.Applied {
+			out = append(out, fmt.Sprintf("the clock of %s reads %s against %s; its events were shifted by %s before analysis",
+				c.Source, signedSecs(c.Offset), c.Reference, signedSecs(-c.Offset)))
+		} else {
+			out = append(out, fmt.Sprintf("the clock of %s reads %s against %s: joins and delays across the two logs are off by that much; rerun with --align to correct it",
+				c.Source, signedSecs(c.Offset), c.Reference))
+		}
+	}
+	return out
+}
+
+func signedSecs(v float64) string {
+	if v >= 0 {
+		return "+" + secs(v)
+	}
+	return "-" + secs(-v)
+}

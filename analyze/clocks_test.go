@@ -1,0 +1,133 @@
+package analyze
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stampede/stampede/timeline"
+)
+
+// skewedLogs builds an access log (source 0) and an SDK log (source 1) of the
+// same calls: bursts of `calls` calls every 30 s plus steady traffic, each
+// call's first attempt starting 2 ms after the call. The SDK log's clock
+// reads `offset` ahead; wholeSeconds truncates the access log's end times to
+// the second, as nginx's $time_local does. independent replaces the SDK log
+// with unrelated calls, which no offset can line up.
+func skewedLogs(seed uint64, offset time.Duration, calls int, wholeSeconds, independent bool) *timeline.Timeline {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	tl := &timeline.Timeline{Sources: []timeline.Source{{Path: "access.log"}, {Path: "calls.jsonl"}}}
+	var starts []int64
+	for burst := range 5 {
+		base := genEpoch + int64(burst)*int64(30*time.Second)
+		for range calls {
+			starts = append(starts, base+rng.Int64N(int64(800*time.Millisecond)))
+		}
+	}
+	for t := genEpoch; t < genEpoch+int64(150*time.Second); t += int64(time.Second) + rng.Int64N(int64(200*time.Millisecond)) {
+		starts = append(starts, t)
+	}
+	for i, s := range starts {
+		attemptStart := s + int64(2*time.Millisecond)
+		end := attemptStart + int64(150*time.Millisecond)
+		if wholeSeconds {
+			end -= end % int64(time.Second)
+			attemptStart = end - int64(150*time.Millisecond)
+		}
+		tl.Events = append(tl.Events, timeline.Event{Start: attemptStart, End: end, Layer: timeline.LayerHTTP,
+			Outcome: timeline.OutcomeOK, Status: 200, Attempt: 1, Source: 0, Line: int64(i + 1), RetryAfter: timeline.NoRetryAfter})
+		callStart := s
+		if independent {
+			callStart = genEpoch + rng.Int64N(int64(150*time.Second))
+		}
+		callStart += int64(offset)
+		tl.Events = append(tl.Events, timeline.Event{Start: callStart, End: callStart + int64(160*time.Millisecond),
+			Layer: timeline.LayerCall, Outcome: timeline.OutcomeOK, Attempts: 1, Source: 1, Line: int64(i + 1), RetryAfter: timeline.NoRetryAfter})
+	}
+	tl.Sort()
+	return tl
+}
+
+func TestEstimateClocks(t *testing.T) {
+	tests := []struct {
+		name         string
+		offset       time.Duration
+		calls        int
+		wholeSeconds bool
+		independent  bool
+		// tolerance on the offset; reliable says whether it may be acted on.
+		tolerance float64
+		reliable  bool
+	}{
+		{name: "in step", offset: 0, calls: 200, tolerance: 0.06, reliable: true},
+		{name: "sdk ahead 2.5 s", offset: 2500 * time.Millisecond, calls: 200, tolerance: 0.06, reliable: true},
+		{name: "sdk behind 5 s", offset: -5 * time.Second, calls: 200, tolerance: 0.06, reliable: true},
+		{name: "sdk behind 1.3 s, small bursts", offset: -1300 * time.Millisecond, calls: 20, tolerance: 0.06, reliable: true},
+		{name: "sdk ahead 43 s", offset: 43 * time.Second, calls: 200, tolerance: 0.06, reliable: true},
+		{name: "whole-second access log, sdk ahead 2.5 s", offset: 2500 * time.Millisecond, calls: 200, wholeSeconds: true, tolerance: 0.3, reliable: true},
+		{name: "whole-second access log, sdk behind 3.7 s", offset: -3700 * time.Millisecond, calls: 200, wholeSeconds: true, tolerance: 0.3, reliable: true},
+		{name: "unrelated logs", offset: 0, calls: 0, independent: true, reliable: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := uint64(1); seed <= 3; seed++ {
+				got := EstimateClocks(skewedLogs(seed, tc.offset, tc.calls, tc.wholeSeconds, tc.independent))
+				if len(got) != 1 {
+					t.Fatalf("got %d estimates, want 1", len(got))
+				}
+				c := got[0]
+				if c.Source != "calls.jsonl" || c.Reference != "access.log" {
+					t.Errorf("compared %s with %s, want calls.jsonl with access.log", c.Source, c.Reference)
+				}
+				if c.Reliable != tc.reliable {
+					t.Errorf("seed %d: reliable = %v (corr %.3f, margin %.3f), want %v", seed, c.Reliable, c.Correlation, c.Margin, tc.reliable)
+				}
+				if tc.reliable && math.Abs(c.Offset-tc.offset.Seconds()) > tc.tolerance {
+					t.Errorf("seed %d: offset %+.3f s, want %+.3f ± %.2f", seed, c.Offset, tc.offset.Seconds(), tc.tolerance)
+				}
+			}
+		})
+	}
+}
+
+func TestEstimateClocksTooFewEvents(t *testing.T) {
+	tl := skewedLogs(1, time.Second, 0, false, false)
+	tl.Events = tl.Events[:10]
+	got := EstimateClocks(tl)
+	for _, c := range got {
+		if c.Reliable || c.Note == "" {
+			t.Errorf("%d events judged reliable: %+v", c.Events, c)
+		}
+	}
+}
+
+// TestAlignClocks checks that alignment shifts only the skewed log, leaves
+// its input untouched, and that a second estimate on the result is zero.
+func TestAlignClocks(t *testing.T) {
+	tl := skewedLogs(7, 2500*time.Millisecond, 200, false, false)
+	before := append([]timeline.Event(nil), tl.Events...)
+	clocks := EstimateClocks(tl)
+	aligned := alignClocks(tl, clocks)
+	if !clocks[0].Applied {
+		t.Fatalf("offset not applied: %+v", clocks[0])
+	}
+	for i := range before {
+		if before[i] != tl.Events[i] {
+			t.Fatalf("alignClocks modified its input at event %d", i)
+		}
+	}
+	again := EstimateClocks(aligned)
+	if math.Abs(again[0].Offset) > 0.06 {
+		t.Errorf("after alignment the offset is still %+.3f s", again[0].Offset)
+	}
+	for i := 1; i < len(aligned.Events); i++ {
+		if aligned.Events[i].Start < aligned.Events[i-1].Start {
+			t.Fatalf("aligned timeline is not sorted at %d", i)
+		}
+	}
+	res := Run(tl, Options{Seed: 1, Align: true})
+	if !res.Clocks[0].Applied || len(clockWarnings(res.Clocks)) != 1 {
+		t.Errorf("Run with Align: clocks %+v, warnings %q", res.Clocks, res.Warnings)
+	}
+}
