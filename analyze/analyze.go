@@ -41,6 +41,7 @@ func Run(tl *timeline.Timeline, opt Options) *Result {
 		tl = alignClocks(tl, res.Clocks)
 		res.Window = window(tl)
 	}
+	res.Clients = clients(tl)
 	j := buildJoins(tl)
 	res.Reconcile = reconcile(j)
 	res.Amplification = amplify(j)
@@ -164,6 +165,14 @@ func findings(r *Result) []string {
 			s += fmt.Sprintf("; inside each wave retries repeat every %s", secs(w.IntraWaveSpacing))
 		}
 		out = append(out, s+".")
+	}
+	// The client whose policy can synchronise retries, when it was
+	// throttled: the knob a user turns next.
+	for _, c := range r.Clients {
+		if c.Synchronising && c.Throttled > 0 {
+			out = append(out, fmt.Sprintf("The client %s (%s of %s attempts throttled).", c.Policy, count(c.Throttled), count(c.Attempts)))
+			break
+		}
 	}
 	return out
 }

@@ -23,6 +23,9 @@ type Result struct {
 	Waves         Waves          `json:"waves"`
 	// Clocks compares each log's clock with the access log's.
 	Clocks []ClockOffset `json:"clocks"`
+	// Clients are the SDKs seen in User-Agents, with their known retry
+	// policies.
+	Clients []Client `json:"clients"`
 	// Warnings are caveats on the numbers above; every format shows them.
 	Warnings []string `json:"warnings"`
 }
@@ -249,4 +252,25 @@ type ClockOffset struct {
 	// before the other analyses (--align).
 	Applied bool   `json:"applied"`
 	Note    string `json:"note,omitempty"`
+}
+
+// Client is one SDK (name and version) seen in the access log's
+// User-Agents, and the retry policy that version is known to follow.
+type Client struct {
+	// UserAgent is the first User-Agent seen for this SDK and version.
+	UserAgent string `json:"user_agent"`
+	// SDK is e.g. "openai-python", "botocore standard", or "unknown".
+	SDK       string `json:"sdk"`
+	Version   string `json:"version,omitempty"`
+	Attempts  int64  `json:"attempts"`
+	Throttled int64  `json:"throttled"`
+	// Known is true when the version's policy is on record.
+	Known       bool   `json:"known"`
+	MaxAttempts int    `json:"max_attempts,omitempty"`
+	RetryAfter  string `json:"retry_after,omitempty"`
+	// Synchronising is true for policies that sleep a server's retry-after
+	// exactly, so every client given the same value returns together.
+	Synchronising bool `json:"synchronising"`
+	// Policy is the whole policy as a sentence.
+	Policy string `json:"policy"`
 }

@@ -75,6 +75,7 @@ func layout(r *analyze.Result) *document {
 		reconcileSection(&r.Reconcile),
 		amplificationSection(&r.Amplification),
 		wavesSection(&r.Waves, r.Window),
+		clientsSection(r.Clients),
 		clocksSection(r.Clocks),
 		warningsSection(r.Warnings),
 	}
@@ -347,6 +348,28 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 			s.blocks = append(s.blocks, block{items: texts})
 		}
 	}
+	return s
+}
+
+// clientsSection names the SDKs behind the attempts and their known retry
+// policies, the settings a user would change.
+func clientsSection(clients []analyze.Client) section {
+	s := section{title: "Clients"}
+	if len(clients) == 0 {
+		s.blocks = append(s.blocks, sentences("no User-Agent in the access log"))
+		return s
+	}
+	g := newGrid("user agent", "sdk", "version", "#attempts", "#throttled", "#max attempts", "retry-after")
+	var policies []string
+	for _, c := range clients {
+		maxAttempts, retryAfter := "?", "?"
+		if c.Known {
+			maxAttempts, retryAfter = strconv.Itoa(c.MaxAttempts), c.RetryAfter
+		}
+		g.add(c.UserAgent, c.SDK, orNA(c.Version), count(c.Attempts), count(c.Throttled), maxAttempts, retryAfter)
+		policies = append(policies, c.Policy)
+	}
+	s.blocks = append(s.blocks, block{table: g}, block{label: "Retry policies", items: policies})
 	return s
 }
 

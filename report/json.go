@@ -56,6 +56,7 @@ func normalized(r *analyze.Result) analyze.Result {
 	out.Findings = nonNil(out.Findings)
 	out.Warnings = nonNil(out.Warnings)
 	out.Clocks = nonNil(out.Clocks)
+	out.Clients = nonNil(out.Clients)
 
 	rc := &out.Reconcile
 	rc.ByClass = nonNil(rc.ByClass)

@@ -1,0 +1,220 @@
+package analyze
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/stampede/stampede/timeline"
+)
+
+// Client identification. The User-Agent names the SDK and its version, and
+// the version decides the retry policy: how many attempts a call makes and
+// whether a server's retry-after is slept exactly (which makes every client
+// that got the same value return together) or jittered or ignored.
+
+// sdkPolicy is one row of the known-policy table: an SDK's defaults for
+// versions in [from, until).
+type sdkPolicy struct {
+	sdk         string
+	from, until version // until zero: no upper bound
+	maxAttempts int
+	// retryAfter says how a retry-after is used; exact marks exact sleeps,
+	// which synchronise clients.
+	retryAfter string
+	exact      bool
+	backoff    string
+}
+
+// knownPolicies are the SDK defaults, from each SDK's published source.
+// Rows of one SDK are in version order; the first match wins.
+var knownPolicies = []sdkPolicy{
+	{sdk: "openai-python", until: version{2, 52, 0}, maxAttempts: 3, exact: true,
+		retryAfter: "honours retry-after exactly up to 60 s", backoff: "min(0.5 s·2^n, 8 s) × U(0.75, 1]"},
+	{sdk: "openai-python", from: version{2, 52, 0}, maxAttempts: 3, exact: true,
+		retryAfter: "honours retry-after exactly up to 120 s (longer: not retried)", backoff: "min(0.5 s·2^n, 8 s) × U(0.75, 1]"},
+	{sdk: "openai-node", from: version{4, 0, 0}, until: version{4, 25, 0}, maxAttempts: 3, exact: true,
+		retryAfter: "honours an integer retry-after exactly up to 60 s", backoff: "min(0.5 s·2^n, 8 s) × U(0.75, 1]"},
+	{sdk: "openai-node", from: version{4, 25, 0}, until: version{6, 26, 0}, maxAttempts: 3, exact: true,
+		retryAfter: "honours retry-after(-ms) exactly below 60 s", backoff: "min(0.5 s·2^n, 8 s) × U(0.75, 1]"},
+	{sdk: "openai-node", from: version{6, 26, 0}, until: version{7, 5, 0}, maxAttempts: 3, exact: true,
+		retryAfter: "honours retry-after(-ms) exactly, with no cap", backoff: "min(0.5 s·2^n, 8 s) × U(0.75, 1]"},
+	{sdk: "openai-node", from: version{7, 5, 0}, maxAttempts: 3, exact: true,
+		retryAfter: "honours retry-after(-ms) exactly up to 60 s", backoff: "min(0.5 s·2^n, 8 s) × U(0.75, 1]"},
+	{sdk: "anthropic-python", maxAttempts: 3, exact: true,
+		retryAfter: "honours retry-after exactly up to 60 s", backoff: "min(0.5 s·2^n, 8 s) × U(0.75, 1]"},
+	{sdk: "anthropic-typescript", until: version{0, 79, 0}, maxAttempts: 3, exact: true,
+		retryAfter: "honours retry-after exactly below 60 s", backoff: "min(0.5 s·2^n, 8 s) × U(0.75, 1]"},
+	{sdk: "anthropic-typescript", from: version{0, 79, 0}, maxAttempts: 3, exact: true,
+		retryAfter: "honours retry-after exactly, with no cap", backoff: "min(0.5 s·2^n, 8 s) × U(0.75, 1]"},
+	{sdk: "botocore legacy", maxAttempts: 5,
+		retryAfter: "ignores retry-after", backoff: "U(0,1)·2^(n−1) s, uncapped"},
+	{sdk: "botocore standard", maxAttempts: 3,
+		retryAfter: "ignores retry-after", backoff: "U(0,1)·min(2^n, 20) s, with a client-wide retry quota of 500"},
+	{sdk: "botocore adaptive", maxAttempts: 3,
+		retryAfter: "ignores retry-after", backoff: "as standard, plus a client-side rate limiter that backs off on throttles"},
+	{sdk: "aws-sdk-js-v3", maxAttempts: 3,
+		retryAfter: "versions before April 2026 sleep max(retry-after, backoff) exactly and uncapped; later ones at most backoff + 5 s",
+		backoff:    "U(0,1)·min(base·2^n, 20 s), base 100 ms (500 ms on throttles)"},
+}
+
+// version is major.minor.patch; missing parts are 0.
+type version [3]int
+
+func parseVersion(s string) (version, bool) {
+	var v version
+	parts := strings.SplitN(s, ".", 3)
+	for i, p := range parts {
+		// Drop pre-release and build suffixes: 1.2.3-beta.1, 1.2.3+x.
+		if j := strings.IndexAny(p, "-+ "); j >= 0 {
+			p = p[:j]
+		}
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return version{}, false
+		}
+		v[i] = n
+	}
+	return v, true
+}
+
+func (v version) less(o version) bool { return slices.Compare(v[:], o[:]) < 0 }
+func (v version) zero() bool          { return v == version{} }
+
+// identifyClient reads an SDK name and version from a User-Agent. Botocore
+// announces its retry mode only in newer versions (cfg/retry-mode#...); older
+// ones run legacy unless configured otherwise, so the mode stays unknown.
+func identifyClient(ua string) (sdk, ver string) {
+	for _, f := range strings.Fields(ua) {
+		name, v, ok := strings.Cut(f, "/")
+		if !ok {
+			continue
+		}
+		switch strings.ToLower(name) {
+		case "openai":
+			// "OpenAI/Python 1.52.0", "OpenAI/JS 6.49.0": the version is the
+			// next field.
+			return stainless(ua, "openai", v)
+		case "anthropic":
+			return stainless(ua, "anthropic", v)
+		case "botocore", "boto3":
+			sdk = "botocore"
+			if name == "Botocore" || name == "botocore" {
+				ver = v
+			}
+		case "aws-sdk-js", "aws-sdk-js-v3":
+			return "aws-sdk-js-v3", v
+		case "cfg":
+			if mode, ok := strings.CutPrefix(v, "retry-mode#"); ok && sdk == "botocore" {
+				sdk = "botocore " + mode
+			}
+		}
+	}
+	return sdk, ver
+}
+
+// stainless handles the "Vendor/Lang x.y.z" form of the Stainless-built SDKs.
+func stainless(ua, vendor, lang string) (string, string) {
+	fields := strings.Fields(ua)
+	var ver string
+	for i, f := range fields {
+		if strings.EqualFold(f, vendor+"/"+lang) && i+1 < len(fields) {
+			ver = fields[i+1]
+		}
+	}
+	switch strings.ToLower(lang) {
+	case "python":
+		return vendor + "-python", ver
+	case "js":
+		if vendor == "anthropic" {
+			return "anthropic-typescript", ver
+		}
+		return vendor + "-node", ver
+	}
+	return vendor + "-" + strings.ToLower(lang), ver
+}
+
+// policyFor finds the table row for an SDK and version; a botocore client
+// whose mode is unknown matches no row, since legacy and standard differ.
+func policyFor(sdk, ver string) (sdkPolicy, bool) {
+	v, vok := parseVersion(ver)
+	for _, p := range knownPolicies {
+		if p.sdk != sdk {
+			continue
+		}
+		if !vok && (!p.from.zero() || !p.until.zero()) {
+			continue
+		}
+		if (p.from.zero() || !v.less(p.from)) && (p.until.zero() || v.less(p.until)) {
+			return p, true
+		}
+	}
+	return sdkPolicy{}, false
+}
+
+// clients groups HTTP attempts by the SDK their User-Agent names.
+func clients(tl *timeline.Timeline) []Client {
+	type key struct{ sdk, ver string }
+	byKey := map[key]*Client{}
+	seen := map[string]key{}
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		if e.Layer != timeline.LayerHTTP || e.Client == "" {
+			continue
+		}
+		k, ok := seen[e.Client]
+		if !ok {
+			sdk, ver := identifyClient(e.Client)
+			if sdk == "" {
+				sdk = "unknown"
+			}
+			k = key{sdk, ver}
+			seen[e.Client] = k
+		}
+		c := byKey[k]
+		if c == nil {
+			c = &Client{UserAgent: e.Client, SDK: k.sdk, Version: k.ver}
+			byKey[k] = c
+		}
+		c.Attempts++
+		if e.Outcome == timeline.OutcomeThrottled {
+			c.Throttled++
+		}
+	}
+	out := make([]Client, 0, len(byKey))
+	for _, c := range byKey {
+		describeClient(c)
+		out = append(out, *c)
+	}
+	slices.SortFunc(out, func(a, b Client) int {
+		return cmp.Or(cmp.Compare(b.Attempts, a.Attempts), cmp.Compare(a.SDK, b.SDK), cmp.Compare(a.Version, b.Version))
+	})
+	return out
+}
+
+func describeClient(c *Client) {
+	p, ok := policyFor(c.SDK, c.Version)
+	name := c.SDK
+	if c.Version != "" {
+		name += " " + c.Version
+	}
+	switch {
+	case ok:
+		c.Known = true
+		c.MaxAttempts = p.maxAttempts
+		c.RetryAfter = p.retryAfter
+		c.Synchronising = p.exact
+		c.Policy = fmt.Sprintf("%s makes %d attempts per call by default, %s, and otherwise backs off %s", name, p.maxAttempts, p.retryAfter, p.backoff)
+		if p.exact {
+			c.Policy += ": expect synchronised retries whenever the server sends everyone the same retry-after"
+		}
+	case c.SDK == "botocore":
+		c.Policy = name + " does not name its retry mode in the User-Agent: legacy (5 attempts, uncapped backoff) unless standard or adaptive is configured (3 attempts); none honours retry-after"
+	case c.SDK == "unknown":
+		c.Policy = "no known SDK in the User-Agent"
+	default:
+		c.Policy = name + " has no retry policy on record for this version"
+	}
+}

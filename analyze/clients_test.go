@@ -1,0 +1,77 @@
+package analyze
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stampede/stampede/timeline"
+)
+
+func TestIdentifyClient(t *testing.T) {
+	tests := []struct {
+		ua, sdk, version string
+		maxAttempts      int
+		synchronising    bool
+		// policy is a substring the policy sentence must hold.
+		policy string
+	}{
+		{"OpenAI/Python 1.52.0", "openai-python", "1.52.0", 3, true, "exactly up to 60 s"},
+		{"OpenAI/Python 2.52.0", "openai-python", "2.52.0", 3, true, "exactly up to 120 s"},
+		{"OpenAI/Python 3.3.1", "openai-python", "3.3.1", 3, true, "up to 120 s"},
+		{"OpenAI/JS 4.20.1", "openai-node", "4.20.1", 3, true, "integer retry-after exactly up to 60 s"},
+		{"OpenAI/JS 6.49.0", "openai-node", "6.49.0", 3, true, "no cap"},
+		{"OpenAI/JS 7.5.0", "openai-node", "7.5.0", 3, true, "exactly up to 60 s"},
+		{"Anthropic/Python 0.121.0", "anthropic-python", "0.121.0", 3, true, "up to 60 s"},
+		{"Anthropic/JS 0.78.2", "anthropic-typescript", "0.78.2", 3, true, "below 60 s"},
+		{"Anthropic/JS 0.120.0", "anthropic-typescript", "0.120.0", 3, true, "no cap"},
+		{"Botocore/1.43.67 ua/2.1 os/linux md/arch#x86_64 lang/python#3.12.3 cfg/retry-mode#standard", "botocore standard", "1.43.67", 3, false, "ignores retry-after"},
+		{"Boto3/1.40.0 md/Botocore#1.40.0 ua/2.1 cfg/retry-mode#adaptive", "botocore adaptive", "", 3, false, "rate limiter"},
+		{"Botocore/1.29.27 Python/3.11.2 Linux/6.18.44-fc-v782", "botocore", "1.29.27", 0, false, "does not name its retry mode"},
+		{"aws-sdk-js/3.700.0 ua/2.1 os/linux#6.8", "aws-sdk-js-v3", "3.700.0", 3, false, "before April 2026"},
+		{"curl/8.5.0", "", "", 0, false, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.ua, func(t *testing.T) {
+			sdk, ver := identifyClient(tc.ua)
+			if sdk != tc.sdk || ver != tc.version {
+				t.Fatalf("identifyClient = %q %q, want %q %q", sdk, ver, tc.sdk, tc.version)
+			}
+			if sdk == "" {
+				return
+			}
+			c := Client{SDK: sdk, Version: ver}
+			describeClient(&c)
+			if c.MaxAttempts != tc.maxAttempts || c.Synchronising != tc.synchronising || !strings.Contains(c.Policy, tc.policy) {
+				t.Errorf("policy %q (max %d, synchronising %v), want max %d, synchronising %v, mentioning %q",
+					c.Policy, c.MaxAttempts, c.Synchronising, tc.maxAttempts, tc.synchronising, tc.policy)
+			}
+		})
+	}
+}
+
+func TestClientsCountsAttempts(t *testing.T) {
+	h := timeline.LayerHTTP
+	tl := build(
+		withClient(ev(h, 0, thr, bat, "T1", "", 1), "OpenAI/Python 1.52.0"),
+		withClient(ev(h, 12, ok, bat, "T1", "", 2), "OpenAI/Python 1.52.0"),
+		withClient(ev(h, 1, ok, ia, "", "", 1), "Botocore/1.29.27 Python/3.11.2"),
+		withClient(ev(h, 2, ok, ia, "", "", 0), ""),
+	)
+	got := clients(tl)
+	if len(got) != 2 || got[0].SDK != "openai-python" || got[0].Attempts != 2 || got[0].Throttled != 1 || got[1].SDK != "botocore" {
+		t.Fatalf("clients = %+v", got)
+	}
+	res := Run(tl, Options{Seed: 1})
+	var said bool
+	for _, f := range res.Findings {
+		said = said || strings.Contains(f, "openai-python 1.52.0") && strings.Contains(f, "synchronised")
+	}
+	if !said {
+		t.Errorf("findings do not name the synchronising client: %q", res.Findings)
+	}
+}
+
+func withClient(e timeline.Event, ua string) timeline.Event {
+	e.Client = ua
+	return e
+}
