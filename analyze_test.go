@@ -483,3 +483,32 @@ func TestClockSkew(t *testing.T) {
 		})
 	}
 }
+
+// TestAttemptsCountOnce reads the recorded botocore incident with the SDK's
+// own debug log beside the access log: both describe the same attempts, and
+// the HTTP side must count each once, from the proxy that saw them all.
+func TestAttemptsCountOnce(t *testing.T) {
+	dir := "testdata/traces/botocore-standard"
+	for _, inputs := range [][]string{
+		{"access.log", "calls.jsonl", "sdk_debug.log"},
+		{"sdk_debug.log", "calls.jsonl"},
+	} {
+		t.Run(strings.Join(inputs, "+"), func(t *testing.T) {
+			var paths []string
+			for _, in := range inputs {
+				paths = append(paths, filepath.Join(dir, in))
+			}
+			res := analyzeDir(t, stampede.Config{Inputs: paths})
+			// The debug log alone sees every attempt too: botocore logs a
+			// retry decision for each one.
+			if got := res.Reconcile.HTTP.Attempts; got != 1153 {
+				t.Errorf("%d HTTP attempts, want the 1,153 the endpoint saw", got)
+			}
+			for _, in := range res.Inputs {
+				if in.Parsed+in.Skipped != in.Lines {
+					t.Errorf("%s: parsed %d + skipped %d != %d lines", in.Path, in.Parsed, in.Skipped, in.Lines)
+				}
+			}
+		})
+	}
+}

@@ -91,15 +91,42 @@ func (j *joins) warnf(format string, a ...any) {
 
 func (j *joins) joinedAttempts() int64 { return j.joinedByCallID + j.joinedByTaskAttempt }
 
+// attemptObservers marks the sources whose attempts count: those of the best
+// observer that logged any. An SDK debug log read beside the proxy's access
+// log describes the same attempts again, less completely.
+func attemptObservers(tl *timeline.Timeline) []bool {
+	best := -1
+	has := make([]bool, len(tl.Sources))
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		if e.Layer == timeline.LayerHTTP && int(e.Source) < len(has) {
+			has[e.Source] = true
+		}
+	}
+	for s, src := range tl.Sources {
+		if has[s] {
+			best = max(best, src.Observer.Rank())
+		}
+	}
+	use := make([]bool, len(tl.Sources))
+	for s, src := range tl.Sources {
+		use[s] = has[s] && src.Observer.Rank() == best
+	}
+	return use
+}
+
 func buildJoins(tl *timeline.Timeline) *joins {
 	j := &joins{tl: tl, groupOf: make([]int32, len(tl.Events)), nextAttempt: make([]int32, len(tl.Events))}
+	attemptSources := attemptObservers(tl)
 	for i := range tl.Events {
 		e := &tl.Events[i]
 		j.groupOf[i] = -1
 		j.nextAttempt[i] = -1
 		switch e.Layer {
 		case timeline.LayerHTTP:
-			j.http = append(j.http, i)
+			if attemptSources[e.Source] {
+				j.http = append(j.http, i)
+			}
 		case timeline.LayerCall:
 			j.callEvents = append(j.callEvents, i)
 		}

@@ -67,3 +67,49 @@ func BenchmarkNginx(b *testing.B) {
 func BenchmarkJSONL(b *testing.B) {
 	benchmarkRead(b, generateJSONL(20000), Options{})
 }
+
+// generateLines writes n lines of a text format, each from line(i, t) with
+// t advancing 10 ms a line.
+func generateLines(n int, line func(i int, t time.Time) string) []byte {
+	var b bytes.Buffer
+	start := time.Date(2026, 11, 30, 2, 47, 30, 0, time.UTC)
+	for i := 0; i < n; i++ {
+		b.WriteString(line(i, start.Add(time.Duration(i)*10*time.Millisecond)))
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+func BenchmarkApache(b *testing.B) {
+	data := generateLines(20000, func(i int, t time.Time) string {
+		return fmt.Sprintf(`10.1.4.%d - - [%s] "POST /v1/messages HTTP/1.1" %d 112 "-" "anthropic-sdk-python/0.40.0" %d "task-%04d" "2"`,
+			i%251, t.Format("02/Jan/2006:15:04:05 -0700"), 200+229*(i%2), 1000+i%5000, i%300)
+	})
+	benchmarkRead(b, data, Options{Format: "apache", LogFormat: `%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-Agent}i" %D "%{X-Task-Id}i" "%{Retry-After}o"`})
+}
+
+func BenchmarkEnvoy(b *testing.B) {
+	data := generateLines(20000, func(i int, t time.Time) string {
+		return fmt.Sprintf(`[%s] "POST /v1/chat/completions HTTP/1.1" %d %s 1834 18 %d - "10.0.35.30" "OpenAI/Python 1.30.1" "0d2c6a8e-6a4b-4d4f-9d0a-%012d" "api.internal" "10.0.2.7:8080"`,
+			t.Format("2006-01-02T15:04:05.000Z"), 200+229*(i%2), []string{"-", "RL"}[i%2], i%900, i)
+	})
+	benchmarkRead(b, data, Options{})
+}
+
+func BenchmarkALB(b *testing.B) {
+	data := generateLines(20000, func(i int, t time.Time) string {
+		return fmt.Sprintf(`https %s app/api-prod/50dc6c495c0c9188 10.20.1.%d:53412 10.0.3.41:8080 0.000 0.402 0.000 429 429 1834 211 "POST https://api.example.com:443/v1/chat/completions HTTP/1.1" "OpenAI/Python 1.30.1" ECDHE-RSA-AES128-GCM-SHA256 TLSv1.2 arn:aws:elasticloadbalancing:us-east-2:123456789012:targetgroup/api/73e2d6bc24d8a067 "Root=1-674a7d32-%024d" "api.example.com" "arn:aws:acm:us-east-2:123456789012:certificate/12345678-1234-1234-1234-123456789012" 10 %s "forward" "-" "-" "10.0.3.41:8080" "429" "-" "-" TID_1234abcd`,
+			t.Add(400*time.Millisecond).Format("2006-01-02T15:04:05.000000Z"), i%251, i, t.Format("2006-01-02T15:04:05.000000Z"))
+	})
+	benchmarkRead(b, data, Options{})
+}
+
+// BenchmarkNginxUpstreamRetries reads lines that each expand to two or
+// three attempts.
+func BenchmarkNginxUpstreamRetries(b *testing.B) {
+	data := generateLines(20000, func(i int, t time.Time) string {
+		return fmt.Sprintf(`%d.%03d rt=1.000 s=200 us="502, %s200" urt="0.600, %s0.300" "task-%04d"`,
+			t.Unix(), t.Nanosecond()/1e6, []string{"", "429 : "}[i%2], []string{"", "0.050 : "}[i%2], i%300)
+	})
+	benchmarkRead(b, data, Options{LogFormat: `$msec rt=$request_time s=$status us="$upstream_status" urt="$upstream_response_time" "$http_x_task_id"`})
+}

@@ -1,21 +1,41 @@
-// Package ingest reads incident logs into a timeline.Timeline: nginx access
-// logs in any log_format, and JSON-lines call logs written by applications
-// around their SDK calls.
+// Package ingest reads incident logs into a timeline.Timeline: access
+// logs of nginx (any log_format), Apache httpd (any LogFormat), Envoy (text
+// or JSON) and AWS Application Load Balancers, and JSON-lines call logs
+// written by applications around their SDK calls.
 //
 // Every line of a file is accounted for in its timeline.Source: it is
-// either parsed into an event or counted as skipped with a reason, so
-// Parsed + Skipped == Lines always holds. A malformed line never stops
-// reading; only input that cannot be used at all (unreadable, format not
-// recognised, invalid log_format) is an error. Events are appended in file
-// order; callers sort the merged timeline. Gzip input is detected by its
-// magic bytes; a UTF-8 BOM and CRLF line ends are accepted; a line longer
-// than 4 MiB is skipped.
+// either parsed or counted as skipped with a reason, so Parsed + Skipped ==
+// Lines always holds. A parsed line usually yields one event; a line that
+// records a proxy's upstream retries yields one event per attempt, so
+// Source.Events counts events and may exceed Parsed. A malformed line never
+// stops reading; only input that cannot be used at all (unreadable, format
+// not recognised, invalid format definition) is an error. Events are
+// appended in file order; callers sort the merged timeline. Gzip input is
+// detected by its magic bytes; a UTF-8 BOM and CRLF line ends are accepted;
+// a line longer than 4 MiB is skipped.
 //
-// # Detection
+// # Formats and detection
 //
-// Unless Options.Format says, the first 50 non-blank lines decide: JSONL
-// when at least half of them start with '{', else the named nginx format
-// with the most variables that parses at least 90% of them.
+// Formats lists every format with its detection rule and the timeline
+// fields it fills. Options.Format names one ("nginx", "jsonl", "apache",
+// "envoy", "envoy-json", "alb"), optionally with the variant Source.Format
+// reports ("apache:common", "nginx:retry"), and skips detection. Otherwise
+// the first 50 non-blank lines go through a chain of sniffers, and the
+// first to claim them wins:
+//
+//	envoy-json  half the lines are JSON objects with "start_time" and "response_code" or "response_flags"
+//	jsonl       half the lines start with '{'
+//	nginx       a named log_format parses 90%: stampede, retry, main, combined (most variables first)
+//	apache      combined, then common, parses 90%
+//	envoy       the default format parses 90%
+//	alb         90% are ALB entries
+//
+// A sniffer that declines says why, and the error for undetectable input
+// lists every reason. Options.LogFormat without Options.Format picks the
+// language from the definition: $variables are nginx, %OPERATORS% (such as
+// %START_TIME% or %REQ(...)%) Envoy, other %directives Apache; a bare name
+// is looked up among nginx's named formats first, so "combined" means
+// nginx's, "common" Apache's and "default" Envoy's.
 //
 // # nginx
 //
@@ -23,15 +43,101 @@
 // variable's value runs up to the first occurrence of the literal that
 // follows it, and a line must match the whole format. The variables read
 // are $time_local, $time_iso8601, $msec, $status, $request, $request_uri,
-// $uri, $request_time, $upstream_status (last of a list), $http_user_agent,
-// $http_x_stainless_retry_count (retries so far, so attempt = n+1),
-// $http_amz_sdk_request (attempt=N; max=M), $http_amz_sdk_invocation_id and
-// $http_x_call_id (call), $http_x_task_id and $http_x_job_id (task),
-// $http_x_request_id and $request_id, $sent_http_retry_after (seconds or an
-// HTTP date) and $sent_http_retry_after_ms, and $sent_http_x_amzn_errortype.
-// Other variables are matched and ignored; "-" means absent. Each line is
-// one attempt that ended at $msec (else $time_local, to the second) and
-// began $request_time earlier.
+// $uri, $request_time, $upstream_status, $upstream_response_time,
+// $http_user_agent, $http_x_stainless_retry_count (retries so far, so
+// attempt = n+1), $http_amz_sdk_request (attempt=N; max=M),
+// $http_amz_sdk_invocation_id and $http_x_call_id (call), $http_x_task_id
+// and $http_x_job_id (task), $http_x_request_id and $request_id,
+// $sent_http_retry_after (seconds or an HTTP date) and
+// $sent_http_retry_after_ms, and $sent_http_x_amzn_errortype. Other
+// variables are matched and ignored; "-" means absent. nginx writes a line
+// when the request ends: it ended at $msec (else $time_local, to the
+// second) and began $request_time earlier.
+//
+// When nginx passed a request to several upstreams in turn
+// (proxy_next_upstream), $upstream_status holds a list: "502, 429" for the
+// next upstream, " : " after an internal redirect. Each element is one
+// attempt, emitted as its own event with the list's status, numbered 1..n
+// (unless the client numbered its own attempt, as SDKs do, which every
+// event keeps). The attempts ran back to back and the last ended at the
+// line's time, so $upstream_response_time, read from the end, gives each
+// its span; without a list of the same length every attempt keeps the
+// request's span. Only the last attempt carries the response headers the
+// client saw (retry-after, error type); a last status of "-" (the client
+// went away first) takes $status. More than 64 elements are cut to 64.
+//
+// # Apache httpd
+//
+// LogFormat strings compile like nginx's log_format; "common" and
+// "combined" are predefined, and a whole `LogFormat "..." nickname`
+// directive is accepted as written in httpd.conf. Directives read: %t (and
+// %{%d/%b/%Y:%H:%M:%S %z}t, %{sec}t, %{msec}t, %{usec}t), %r, %U, %s and
+// %>s, %D (microseconds), %T and %{s}T (seconds), %{ms}T, %{us}T, %L
+// (request id), %{Header}i for any request header and %{Header}o for any
+// response header, read as nginx reads $http_header and $sent_http_header
+// (so %{X-Task-Id}i is the task, %{Retry-After}o the retry-after). Other
+// directives are matched and ignored. Unlike nginx, Apache's %t is when
+// the request arrived: the event starts there and ends %D later (no end
+// without a duration). A combined line reads the same under nginx's
+// combined format, which detection tries first; its time is then taken as
+// the end. Pin Options.Format "apache" when the log comes from httpd.
+//
+// # Envoy
+//
+// Text format strings compile the same way; "default" is Envoy's default
+// format. Operators read: %START_TIME% (default, ISO 8601 patterns, or
+// %s), %RESPONSE_CODE%, %RESPONSE_FLAGS%, %DURATION% (ms),
+// %UPSTREAM_REQUEST_ATTEMPT_COUNT%, %REQ(:PATH)% and
+// %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)%, %REQ(Header)% and %RESP(Header)% read
+// like nginx's $http_ and $sent_http_ variables, %REQ(X-ENVOY-ATTEMPT-COUNT)%
+// (this request's attempt number) and %RESP(X-ENVOY-ATTEMPT-COUNT)% (the
+// attempts Envoy made). The event starts at %START_TIME% and lasts
+// %DURATION%. On a response that is not 2xx or 3xx the response flags
+// become the error code: RL (rate limited locally, with a 429: a
+// throttle), URX (upstream retry limit reached), UO (circuit breaker
+// overflow), UF, UH, DC and so on; on a success they only annotate.
+//
+// An upstream attempt count N > 1 means Envoy's router retried: the line
+// becomes N attempts numbered 1..N. The last keeps the response; the
+// earlier ones are retryable errors with no status, placed at the
+// request's start with no end, since the log says neither when they ran
+// nor what they got, only that the router retried, which it does on a
+// retryable failure.
+//
+// Envoy JSON (json_format or typed_json_format) has keys of the user's
+// choosing; stampede reads those of Envoy's and Istio's examples, in this
+// order of preference:
+//
+//	start         start_time, timestamp, @timestamp
+//	duration      duration, duration_ms (milliseconds)
+//	status        response_code, status_code, status
+//	code          response_flags (as in the text format)
+//	attempts      upstream_request_attempt_count (N > 1 splits as above)
+//	attempt       x_envoy_attempt_count
+//	route         x_envoy_original_path, path, request_path (query dropped)
+//	client        user_agent
+//	request       x_request_id, request_id
+//	task, call    x_task_id, task_id; amz_sdk_invocation_id, x_call_id, call_id
+//	retry_after   retry_after (seconds)
+//
+// Values may be strings or numbers; "-" (json_format) and null
+// (typed_json_format) mean unset.
+//
+// # AWS Application Load Balancer
+//
+// Entries are read by position (type, time, elb, client:port, target:port,
+// the three processing times, elb_status_code, target_status_code, ...,
+// "request", "user_agent", ..., "trace_id", ..., request_creation_time);
+// fields AWS added later are optional and any beyond are ignored. The
+// event starts at request_creation_time (when the ALB received the
+// request) and ends at time (when it sent the response); older entries
+// without request_creation_time start the processing times before time,
+// -1 counting as 0. Status is elb_status_code, what the client got. When
+// no target answered (target_status_code "-") and the status is 400 or
+// more, the error code is ALBErrorCode ("elb"): the load balancer (or WAF)
+// generated the response itself, so its 429s and 503s are told apart from
+// the backend's. Route is the path of the request URL, Client the user
+// agent, and Request the X-Amzn-Trace-Id.
 //
 // # JSON lines
 //

@@ -18,11 +18,12 @@ func checkAccounting(t *testing.T, input []byte, opt Options) {
 		t.Fatalf("%d sources", len(tl.Sources))
 	}
 	s := tl.Sources[0]
-	if s.Parsed+s.Skipped != s.Lines || s.Events != int64(len(tl.Events)) || s.Events != s.Parsed {
+	// A line may hold several attempts, so Events can exceed Parsed.
+	if s.Parsed+s.Skipped != s.Lines || s.Events != int64(len(tl.Events)) || s.Events < s.Parsed {
 		t.Fatalf("accounting %+v with %d events", s, len(tl.Events))
 	}
 	for i, e := range tl.Events {
-		if e.Line < 1 || e.Line > s.Lines || (i > 0 && e.Line <= tl.Events[i-1].Line) {
+		if e.Line < 1 || e.Line > s.Lines || (i > 0 && e.Line < tl.Events[i-1].Line) {
 			t.Fatalf("event %d has line %d of %d", i, e.Line, s.Lines)
 		}
 	}
@@ -105,5 +106,99 @@ func FuzzJSONL(f *testing.F) {
 	f.Fuzz(func(t *testing.T, input string) {
 		checkAccounting(t, []byte(input), Options{Format: "jsonl"})
 		checkAccounting(t, []byte(input), Options{})
+	})
+}
+
+// FuzzFormatLine feeds lines to every format through Read, forced by
+// Options as in the table cases, and to detection.
+func FuzzFormatLine(f *testing.F) {
+	for _, c := range formatLineCases() {
+		f.Add(c.opt.Format, c.opt.LogFormat, c.line)
+	}
+	f.Add("alb", "", albLine)
+	f.Add("alb", "", `h2 2026-11-30T02:47:30Z x 1:1 - -1 -1 -1 - - 0 0 "- - - " "-" - - - "\"" "-" "-" - -`)
+	f.Add("envoy-json", "", `{"start_time":1796006850.5,"duration":null,"response_flags":"-","upstream_request_attempt_count":70}`)
+	f.Add("nginx", `$msec $status "$upstream_status" "$upstream_response_time"`, `1796006851.000 200 "502, 503 : 504, 200" "1, 2 : 3, -"`)
+	f.Add("envoy", `%START_TIME% %RESPONSE_CODE% %UPSTREAM_REQUEST_ATTEMPT_COUNT% %RESP(X-ENVOY-ATTEMPT-COUNT)%`, `2026-11-30T02:47:30Z - 99 2`)
+	f.Add("apache", `%{usec}t %>s "%{Retry-After}o" %{us}T`, `1796006850500000 429 "Mon, 30 Nov 2026 02:47:41 GMT" 12`)
+	f.Fuzz(func(t *testing.T, format, logFormat, line string) {
+		input := []byte(line + "\n" + line)
+		checkAccounting(t, input, Options{Format: format, LogFormat: logFormat})
+		checkAccounting(t, input, Options{})
+	})
+}
+
+// FuzzForeignFormatCompile checks the Apache and Envoy format compilers
+// the way FuzzLogFormatCompile checks nginx's.
+func FuzzForeignFormatCompile(f *testing.F) {
+	for _, d := range apacheNamedFormats {
+		f.Add(d)
+	}
+	f.Add(EnvoyDefaultFormat)
+	f.Add(`LogFormat "%h %{X-Task-Id}i %{%d/%b/%Y:%H:%M:%S %z}t \"%r\" %!200,304<s %D" timed`)
+	f.Add(`'[%START_TIME(%s)%] %REQ(A?B):3% %RESP(RETRY-AFTER)% %%\n'`)
+	f.Add(`%{`)
+	f.Add(`%START_TIME(`)
+	f.Fuzz(func(t *testing.T, def string) {
+		for _, compile := range []func(string) (*logFormat, error){compileApacheNamedOrCustom, compileEnvoyNamedOrCustom} {
+			lf, err := compile(def)
+			if err != nil {
+				continue
+			}
+			for i, fd := range lf.fields[:len(lf.fields)-1] {
+				if len(fd.next) == 0 {
+					t.Fatalf("variable %d (%s) has no literal after it", i, fd.display())
+				}
+			}
+			var line strings.Builder
+			line.Write(lf.lead)
+			for _, fd := range lf.fields {
+				line.WriteString(sampleValue(fd.kind))
+				line.Write(fd.next)
+			}
+			p := newNginxParser(lf, newInterner())
+			var e timeline.Event
+			p.parse([]byte(line.String()), &e)
+			p.parseMulti([]byte(line.String()), func() *timeline.Event { return &timeline.Event{} })
+		}
+	})
+}
+
+// FuzzParsersDirect runs the new formats' parsers on a line without Read's
+// buffers, for speed, and checks what a claimed line must give.
+func FuzzParsersDirect(f *testing.F) {
+	for _, c := range formatLineCases() {
+		f.Add(c.line)
+	}
+	f.Add(`{"start_time":"2026-11-30T02:47:30Z","response_code":"-","upstream_request_attempt_count":1e3}`)
+	f.Add(`wss 2026-11-30T02:47:30Z x 1:1 - 0.1 -1 0 429 - 0 0 "GET /\"x HTTP/1.1" "ua\\" s p t "" "" "" 1 -`)
+	strs := newInterner()
+	apache, _ := compileApacheNamedOrCustom("combined")
+	envoy, _ := compileEnvoyNamedOrCustom("default")
+	parsers := []multiParser{newEnvoyJSONParser(strs), newNginxParser(apache, strs), newNginxParser(envoy, strs)}
+	alb := newALBParser(strs)
+	f.Fuzz(func(t *testing.T, line string) {
+		var e timeline.Event
+		if alb.parse([]byte(line), &e) == "" && (e.Layer != timeline.LayerHTTP || e.Start == 0 && e.End == 0) {
+			t.Fatalf("alb claimed %q as %+v", line, e)
+		}
+		for _, p := range parsers {
+			var events []timeline.Event
+			emit := func() *timeline.Event {
+				events = append(events, timeline.Event{Line: 7})
+				return &events[len(events)-1]
+			}
+			if reason := p.parseMulti([]byte(line), emit); reason != "" {
+				continue
+			}
+			if len(events) == 0 || len(events) > maxUpstreamAttempts {
+				t.Fatalf("%s: %d events from %q", p.format(), len(events), line)
+			}
+			for i, e := range events {
+				if e.Line != 7 || e.Layer != timeline.LayerHTTP || (len(events) > 1 && e.Attempt != int32(i+1)) {
+					t.Fatalf("%s: event %d %+v from %q", p.format(), i, e, line)
+				}
+			}
+		}
 	})
 }

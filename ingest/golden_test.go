@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,10 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stampede/stampede/internal/golden"
 	"github.com/stampede/stampede/timeline"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/ingest/golden")
 
 // renderTimeline writes a timeline as stable text: the source's accounting,
 // one line per event with every field, then the skipped lines.
@@ -58,11 +56,25 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	apacheTimed, err := os.ReadFile(filepath.Join(dir, "apache", "timed.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	envoyRetries, err := os.ReadFile(filepath.Join(dir, "envoy", "retries.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		file   string
 		opt    Options
 		golden string // name encodes the options
 	}{
+		{"apache/common.log", Options{}, "apache-common.log.golden"},
+		{"apache/timed.log", Options{Format: "apache", LogFormat: string(apacheTimed)}, "apache-timed.log.format-apache-logformat-timed.golden"},
+		{"envoy/default.log", Options{Format: "envoy"}, "envoy-default.log.format-envoy.golden"},
+		{"envoy/retries.log", Options{LogFormat: string(envoyRetries)}, "envoy-retries.log.logformat-retries.golden"},
+		{"envoy/access.json", Options{Format: "envoy-json"}, "envoy-access.json.format-envoy-json.golden"},
+		{"alb/alb.log", Options{Format: "alb"}, "alb.log.format-alb.golden"},
 		{"botocore-access.log", Options{}, "botocore-access.log.golden"},
 		{"botocore-access_combined.log", Options{}, "botocore-access_combined.log.golden"},
 		{"botocore-calls.jsonl", Options{}, "botocore-calls.jsonl.golden"},
@@ -81,39 +93,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := renderTimeline(tl)
-			path := filepath.Join(dir, "golden", tt.golden)
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./ingest -run TestGolden -update)", err)
-			}
-			if got != string(want) {
-				t.Errorf("%s differs from golden:\n%s", tt.golden, lineDiff(string(want), got))
-			}
+			golden.Check(t, filepath.Join(dir, "golden", tt.golden), []byte(got))
 		})
 	}
-}
-
-// lineDiff lists the lines that differ, for a readable failure.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n- %s\n+ %s\n", i+1, wl, gl)
-		}
-	}
-	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/stampede/stampede/timeline"
@@ -15,11 +16,18 @@ import (
 
 // Options say how to read a file. The zero value detects everything.
 type Options struct {
-	// Format is "", "auto", "nginx" or "jsonl".
+	// Format is "" or "auto" (detect), or a name from Formats, optionally
+	// with a variant as Source.Format writes it: "nginx:combined",
+	// "apache:common", "envoy:default".
 	Format string
-	// LogFormat is, for nginx, a named format ("combined", "main", "retry",
-	// "stampede") or a verbatim log_format definition; "" picks among the
-	// named formats by trying them on the first lines.
+	// LogFormat is, for nginx, apache and envoy, a named format or a
+	// verbatim definition in that server's language: an nginx log_format
+	// ("combined", "main", "retry", "stampede", or '$remote_addr ...'), an
+	// Apache LogFormat ("common", "combined", or '%h %l %u %t ...'), an
+	// Envoy format string ("default", or '[%START_TIME%] ...'). Without
+	// Format, the language is recognised from the text ($ nginx,
+	// %OPERATOR% Envoy, %x Apache); "" picks among the named formats by
+	// trying them on the first lines.
 	LogFormat string
 	// Fields maps timeline field names to JSON keys for JSONL input, e.g.
 	// {"start": "start_time"}; see ParseFieldMapping.
@@ -69,6 +77,20 @@ type lineParser interface {
 	format() string
 }
 
+// multiParser is a lineParser some of whose lines hold several events, as
+// when a proxy retried a request upstream and logged the attempts on one
+// line. read prefers parseMulti when a parser has it; parse stays the
+// one-event view that detection and single-line tests use.
+//
+// parseMulti calls emit once per event and fills the event it returns
+// (Line is already set) before calling emit again: a later emit may move
+// earlier events. On a non-empty reason every event of the line is
+// dropped and the line is counted as skipped.
+type multiParser interface {
+	lineParser
+	parseMulti(line []byte, emit func() *timeline.Event) string
+}
+
 func read(r io.Reader, name string, opt Options, sizeHint int64) (*timeline.Timeline, error) {
 	raw := bufio.NewReaderSize(r, 64<<10)
 	var src io.Reader = raw
@@ -100,12 +122,19 @@ func read(r io.Reader, name string, opt Options, sizeHint int64) (*timeline.Time
 	t := &timeline.Timeline{Sources: []timeline.Source{{Path: name}}}
 	if p != nil {
 		t.Sources[0].Format = p.format()
+		t.Sources[0].Observer = observerOf(p.format())
 	}
 	if sizeHint > 0 {
 		// ~150 bytes a line in typical access logs; a guess, not a limit.
 		t.Events = make([]timeline.Event, 0, min(sizeHint/150+16, 1<<22))
 	}
 	s := &t.Sources[0]
+	mp, _ := p.(multiParser)
+	// emit hands a multiParser the next event slot, stamped with the line.
+	emit := func() *timeline.Event {
+		t.Events = append(t.Events, timeline.Event{Line: s.Lines})
+		return &t.Events[len(t.Events)-1]
+	}
 	lr := lineReader{r: br}
 	for {
 		line, tooLong, err := lr.next()
@@ -142,6 +171,20 @@ func read(r io.Reader, name string, opt Options, sizeHint int64) (*timeline.Time
 			// Unreachable: a nil parser means the whole input was sampled
 			// and was blank. Counting keeps the books right regardless.
 			s.AddSkip(s.Lines, "format unknown")
+			continue
+		}
+		if mp != nil {
+			before := len(t.Events)
+			reason := mp.parseMulti(line, emit)
+			if reason == "" && len(t.Events) == before {
+				reason = "line holds no event"
+			}
+			if reason != "" {
+				t.Events = t.Events[:before]
+				s.AddSkip(s.Lines, reason)
+				continue
+			}
+			s.Parsed++
 			continue
 		}
 		t.Events = append(t.Events, timeline.Event{Line: s.Lines})
@@ -206,40 +249,65 @@ func sampleOf(prefix []byte, whole bool) []sampledLine {
 // sample. It returns a nil parser only for input with no non-blank line.
 func chooseParser(sample []sampledLine, whole bool, opt Options, strs *interner) (lineParser, error) {
 	format := strings.ToLower(strings.TrimSpace(opt.Format))
-	if (format == "" || format == "auto") && opt.LogFormat != "" {
-		format = "nginx"
-	}
-	switch format {
-	case "nginx":
+	// "apache:common" names a format and its variant, as Source.Format
+	// writes them, so a detected format can be pinned by pasting it back.
+	// An explicit LogFormat wins over the variant.
+	if name, _, ok := strings.Cut(format, ":"); ok {
 		if opt.LogFormat == "" {
-			if len(sample) == 0 {
-				return nil, noSample(whole)
+			opt.LogFormat = strings.TrimSpace(opt.Format[strings.IndexByte(opt.Format, ':')+1:])
+		}
+		format = name
+	}
+	if (format == "" || format == "auto") && opt.LogFormat != "" {
+		format = logFormatFamily(opt.LogFormat)
+	}
+	if format == "" || format == "auto" {
+		if len(sample) == 0 {
+			return nil, noSample(whole)
+		}
+		var tried []string
+		for _, sn := range sniffers {
+			p, why := sn(sample, opt, strs)
+			if p != nil {
+				return p, nil
 			}
-			return pickNginxFormat(sample, strs)
+			tried = append(tried, why)
 		}
-		f, err := compileNamedOrCustom(opt.LogFormat)
-		if err != nil {
-			return nil, err
+		return nil, fmt.Errorf("cannot detect the format; tried %s", strings.Join(tried, "; "))
+	}
+	for _, fe := range formats {
+		if fe.info.Name == format || slices.Contains(fe.info.Aliases, format) {
+			return fe.open(sample, whole, opt, strs)
 		}
-		return newNginxParser(f, strs), nil
-	case "jsonl", "json", "ndjson":
-		return newJSONLParser(opt.Fields, strs)
-	case "", "auto":
-	default:
-		return nil, fmt.Errorf("unknown format %q: want auto, nginx or jsonl", opt.Format)
 	}
-	if len(sample) == 0 {
-		return nil, noSample(whole)
+	names := []string{"auto"}
+	for _, fe := range formats {
+		names = append(names, fe.info.Name)
 	}
-	var tried []string
-	for _, sn := range sniffers {
-		p, why := sn(sample, opt, strs)
-		if p != nil {
-			return p, nil
-		}
-		tried = append(tried, why)
+	return nil, fmt.Errorf("unknown format %q: want %s", opt.Format, strings.Join(names, ", "))
+}
+
+// logFormatFamily guesses which server's format language a LogFormat
+// option is written in: nginx uses $variables, Envoy %OPERATORS%, Apache
+// %directives. A bare name is looked up among the named formats, nginx's
+// first, so "combined" keeps meaning nginx's.
+func logFormatFamily(def string) string {
+	name := strings.TrimSpace(def)
+	switch {
+	case namedFormats[name] != "":
+		return "nginx"
+	case apacheNamedFormats[name] != "":
+		return "apache"
+	case envoyNamedFormats[name] != "":
+		return "envoy"
+	case strings.Contains(def, "$"):
+		return "nginx"
+	case strings.Contains(def, "%START_TIME") || strings.Contains(def, "%RESPONSE_CODE%") || strings.Contains(def, "%REQ("):
+		return "envoy"
+	case strings.Contains(def, "%"):
+		return "apache"
 	}
-	return nil, fmt.Errorf("cannot detect the format; tried %s", strings.Join(tried, "; "))
+	return "nginx"
 }
 
 // noSample is the outcome of detection without a line to look at: fine for
@@ -252,11 +320,202 @@ func noSample(whole bool) error {
 	return fmt.Errorf("cannot detect the format: no complete line in the first %d MiB", readBufferBytes>>20)
 }
 
+// observerOf says where a format's writer sits on the request path, so
+// that an attempt logged by both the proxy and the SDK counts once.
+func observerOf(format string) timeline.Observer {
+	name, _, _ := strings.Cut(format, ":")
+	switch name {
+	case "jsonl", "openai-node", "botocore", "openai-python", "aws-js-v3":
+		return timeline.ObserverSDK
+	case "k6", "vegeta", "vegeta-json", "vegeta-csv", "jmeter", "har", "otlp":
+		return timeline.ObserverClient
+	}
+	return timeline.ObserverProxy
+}
+
 // A sniffer claims the sample (returns a parser) or says why it is not
 // its format. Sniffers run in order; the first claim wins.
 type sniffer func(sample []sampledLine, opt Options, strs *interner) (lineParser, string)
 
-var sniffers = []sniffer{sniffJSONL, sniffNginx}
+// sniffers is the detection chain. JSON formats with keys of their own come
+// before sniffJSONL, which takes any file of JSON objects; text formats
+// with a fixed shape may go anywhere after it.
+var sniffers = slices.Concat([]sniffer{sniffAWSJS, sniffEnvoyJSON}, accessFormatSniffers, []sniffer{
+	sniffJSONL,
+	sniffOpenAINode,
+	sniffBotocore,
+	sniffOpenAIPython,
+	sniffNginx,
+	sniffApache,
+	sniffEnvoy,
+	sniffALB,
+})
+
+// FormatInfo describes an input format, for users choosing Options.Format.
+type FormatInfo struct {
+	// Name is the Options.Format value; Aliases are accepted too.
+	Name    string
+	Aliases []string
+	// Detect says how detection recognises the format.
+	Detect string
+	// Fields are the timeline fields the format can fill, named as in
+	// ParseFieldMapping, plus max_attempts.
+	Fields []string
+}
+
+// opener builds a format's parser when Options.Format names it. sample is
+// the detection sample, which openers of self-describing formats ignore.
+type opener func(sample []sampledLine, whole bool, opt Options, strs *interner) (lineParser, error)
+
+type formatEntry struct {
+	info FormatInfo
+	open opener
+}
+
+// bySniffing opens a format by running its sniffer: the sniffer's "not
+// mine" becomes the error. It suits formats whose sniffer is the only way
+// to build their parser; always is better when a constructor exists,
+// since a forced format should read a file however many lines are bad.
+func bySniffing(name string, sn sniffer) opener {
+	return func(sample []sampledLine, whole bool, opt Options, strs *interner) (lineParser, error) {
+		if len(sample) == 0 {
+			return nil, noSample(whole)
+		}
+		p, why := sn(sample, opt, strs)
+		if p == nil {
+			return nil, fmt.Errorf("not %s: %s", name, why)
+		}
+		return p, nil
+	}
+}
+
+// always opens a format whose parser needs nothing from the sample or
+// Options: every line is read, and a bad one is skipped with its reason.
+func always[P lineParser](newParser func(strs *interner) P) opener {
+	return func(_ []sampledLine, _ bool, _ Options, strs *interner) (lineParser, error) {
+		return newParser(strs), nil
+	}
+}
+
+// accessLogFields are what an access log line can fill when its format
+// has the times and headers for it.
+var accessLogFields = []string{"start", "end", "status", "outcome", "code", "retry_after", "route", "client", "task", "call", "request", "attempt", "max_attempts"}
+
+// formats is the registry of every format Options.Format can name, in the
+// order Formats lists them.
+var formats = []formatEntry{
+	{FormatInfo{Name: "nginx",
+		Detect: "a named log_format (stampede, retry, main, combined) parses 90% of the first 50 lines",
+		Fields: accessLogFields}, openNginx},
+	{FormatInfo{Name: "jsonl", Aliases: []string{"json", "ndjson"},
+		Detect: "half of the first 50 lines start with '{'",
+		Fields: jsonFieldNames[:]}, openJSONL},
+	{FormatInfo{Name: "apache",
+		Detect: "Apache combined or common parses 90% of the first 50 lines (nginx is tried first; a combined line reads the same in both, but nginx takes its time as the end of the request and Apache as the start)",
+		Fields: accessLogFields}, openApache},
+	{FormatInfo{Name: "envoy",
+		Detect: "Envoy's default format parses 90% of the first 50 lines",
+		Fields: accessLogFields}, openEnvoy},
+	{FormatInfo{Name: "envoy-json",
+		Detect: "half of the first 50 lines are JSON objects with Envoy keys (response_code or response_flags with start_time)",
+		Fields: []string{"start", "end", "status", "outcome", "code", "retry_after", "route", "client", "task", "call", "request", "attempt"}},
+		always(newEnvoyJSONParser)},
+	{FormatInfo{Name: "alb", Aliases: []string{"aws-alb"},
+		Detect: "90% of the first 50 lines are AWS ALB access log entries (http, https, h2, grpcs, ws or wss, then an ISO time)",
+		Fields: []string{"start", "end", "status", "outcome", "code", "route", "client", "request"}},
+		always(newALBParser)},
+	{FormatInfo{Name: "openai-node", Aliases: []string{"anthropic-typescript"},
+		Detect: "lines carry the SDK's request log id ([log_xxxxxx…]) and 'succeeded/failed with status N in Nms'",
+		Fields: []string{"start", "end", "status", "outcome", "call", "request", "attempt", "max_attempts", "route", "class"}},
+		always(newOpenAINodeParser)},
+	{FormatInfo{Name: "botocore",
+		Detect: "DEBUG lines of botocore's endpoint and retry loggers (Sending http request, Retry needed, Not retrying request)",
+		Fields: []string{"start", "end", "outcome", "code", "call", "attempt", "max_attempts", "attempts", "route"}},
+		always(newBotocoreParser)},
+	{FormatInfo{Name: "openai-python", Aliases: []string{"anthropic-python", "httpx"},
+		Detect: "httpx 'HTTP Request: METHOD URL \"HTTP/1.1 N Reason\"' lines and the SDK's 'Retrying request … in N seconds' lines after a timestamp",
+		Fields: []string{"start", "status", "outcome", "route"}},
+		always(newOpenAIPythonParser)},
+	{FormatInfo{Name: "aws-js-v3",
+		Detect: "JSON lines of @aws-sdk/middleware-logger records with $metadata",
+		Fields: []string{"start", "status", "outcome", "code", "request", "attempts", "route"}},
+		always(newAWSJSParser)},
+}
+
+func init() {
+	// The load-test and gateway formats keep their own table beside their
+	// parsers; the registry lists them after the formats above.
+	loadTestFields := []string{"start", "end", "status", "outcome", "code", "route"}
+	for _, f := range accessFormats {
+		fields := loadTestFields
+		switch f.name {
+		case "caddy", "traefik-json", "traefik-clf":
+			fields = accessLogFields
+		case "apigateway-json", "apigateway-clf":
+			fields = append(slices.Clone(loadTestFields), "request", "client")
+		}
+		formats = append(formats, formatEntry{FormatInfo{Name: f.name, Aliases: f.aliases, Detect: f.detect, Fields: fields},
+			func(_ []sampledLine, _ bool, _ Options, strs *interner) (lineParser, error) {
+				return f.newParser(strs), nil
+			}})
+	}
+}
+
+// Formats lists the formats Options.Format can name, with how each is
+// detected and what it fills.
+func Formats() []FormatInfo {
+	out := make([]FormatInfo, len(formats))
+	for i, fe := range formats {
+		out[i] = fe.info
+		out[i].Aliases = slices.Clone(fe.info.Aliases)
+		out[i].Fields = slices.Clone(fe.info.Fields)
+	}
+	return out
+}
+
+func openNginx(sample []sampledLine, whole bool, opt Options, strs *interner) (lineParser, error) {
+	if opt.LogFormat == "" {
+		if len(sample) == 0 {
+			return nil, noSample(whole)
+		}
+		return pickLogFormat(sample, strs, nginxCandidates, compileNamedOrCustom)
+	}
+	f, err := compileNamedOrCustom(opt.LogFormat)
+	if err != nil {
+		return nil, err
+	}
+	return newNginxParser(f, strs), nil
+}
+
+func openJSONL(_ []sampledLine, _ bool, opt Options, strs *interner) (lineParser, error) {
+	return newJSONLParser(opt.Fields, strs)
+}
+
+func openApache(sample []sampledLine, whole bool, opt Options, strs *interner) (lineParser, error) {
+	if opt.LogFormat == "" {
+		if len(sample) == 0 {
+			return nil, noSample(whole)
+		}
+		return pickLogFormat(sample, strs, apacheCandidates, compileApacheNamedOrCustom)
+	}
+	f, err := compileApacheNamedOrCustom(opt.LogFormat)
+	if err != nil {
+		return nil, err
+	}
+	return newNginxParser(f, strs), nil
+}
+
+func openEnvoy(_ []sampledLine, _ bool, opt Options, strs *interner) (lineParser, error) {
+	def := opt.LogFormat
+	if def == "" {
+		def = "default"
+	}
+	f, err := compileEnvoyNamedOrCustom(def)
+	if err != nil {
+		return nil, err
+	}
+	return newNginxParser(f, strs), nil
+}
 
 func sniffJSONL(sample []sampledLine, opt Options, strs *interner) (lineParser, string) {
 	// Half, not all: a log cut mid-line by rotation starts with a fragment.
@@ -277,7 +536,23 @@ func sniffJSONL(sample []sampledLine, opt Options, strs *interner) (lineParser, 
 }
 
 func sniffNginx(sample []sampledLine, _ Options, strs *interner) (lineParser, string) {
-	p, err := pickNginxFormat(sample, strs)
+	p, err := pickLogFormat(sample, strs, nginxCandidates, compileNamedOrCustom)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return p, ""
+}
+
+func sniffApache(sample []sampledLine, _ Options, strs *interner) (lineParser, string) {
+	p, err := pickLogFormat(sample, strs, apacheCandidates, compileApacheNamedOrCustom)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return p, ""
+}
+
+func sniffEnvoy(sample []sampledLine, _ Options, strs *interner) (lineParser, string) {
+	p, err := pickLogFormat(sample, strs, []string{"default"}, compileEnvoyNamedOrCustom)
 	if err != nil {
 		return nil, err.Error()
 	}
@@ -288,14 +563,14 @@ func sniffNginx(sample []sampledLine, _ Options, strs *interner) (lineParser, st
 // first, so that a format that is a prefix of another never wins by default.
 var nginxCandidates = []string{"stampede", "retry", "main", "combined"}
 
-// pickNginxFormat returns the named format with the most variables that
-// parses at least 90% of the sample.
-func pickNginxFormat(sample []sampledLine, strs *interner) (lineParser, error) {
+// pickLogFormat returns the first named format that parses at least 90%
+// of the sample; candidates come most variables first.
+func pickLogFormat(sample []sampledLine, strs *interner, candidates []string, compile func(string) (*logFormat, error)) (lineParser, error) {
 	var tried []string
-	for _, name := range nginxCandidates {
-		f, err := compileLogFormat(name, namedFormats[name])
+	for _, name := range candidates {
+		f, err := compile(name)
 		if err != nil {
-			panic("named nginx format " + name + ": " + err.Error())
+			panic("named format " + name + ": " + err.Error())
 		}
 		p := newNginxParser(f, strs)
 		ok, firstBad := 0, ""
@@ -311,7 +586,7 @@ func pickNginxFormat(sample []sampledLine, strs *interner) (lineParser, error) {
 		if ok*10 >= len(sample)*9 {
 			return newNginxParser(f, strs), nil
 		}
-		tried = append(tried, fmt.Sprintf("nginx:%s (%d of %d lines parse; %s)", name, ok, len(sample), firstBad))
+		tried = append(tried, fmt.Sprintf("%s (%d of %d lines parse; %s)", p.format(), ok, len(sample), firstBad))
 	}
 	return nil, errors.New(strings.Join(tried, "; "))
 }

@@ -167,7 +167,6 @@ type jsonlParser struct {
 }
 
 func newJSONLParser(mapping map[string]string, strs *interner) (*jsonlParser, error) {
-	p := &jsonlParser{strs: strs, outcomes: outcomeCache{}, keySlot: map[string]int{}}
 	schema := defaultJSONKeys
 	for name, key := range mapping {
 		f, err := jsonFieldByName(name)
@@ -179,6 +178,13 @@ func newJSONLParser(mapping map[string]string, strs *interner) (*jsonlParser, er
 		}
 		schema[f] = []jsonKey{{key: key, unit: mappedUnit[f]}}
 	}
+	return newJSONSchemaParser(schema, strs), nil
+}
+
+// newJSONSchemaParser reads the keys of schema, for JSON formats whose
+// keys differ from the JSONL defaults.
+func newJSONSchemaParser(schema [numJSONFields][]jsonKey, strs *interner) *jsonlParser {
+	p := &jsonlParser{strs: strs, outcomes: outcomeCache{}, keySlot: map[string]int{}}
 	for f := range schema {
 		for _, k := range schema[f] {
 			slot, ok := p.keySlot[k.key]
@@ -195,7 +201,26 @@ func newJSONLParser(mapping map[string]string, strs *interner) (*jsonlParser, er
 		names = append(names, k.key)
 	}
 	p.startKeys = strings.Join(names, ", ")
-	return p, nil
+	return p
+}
+
+// want adds a key outside the schema to what scan records and returns its
+// slot.
+func (p *jsonlParser) want(key string) int {
+	if slot, ok := p.keySlot[key]; ok {
+		return slot
+	}
+	p.keySlot[key] = len(p.slots)
+	p.slots = append(p.slots, jsonValue{})
+	return len(p.slots) - 1
+}
+
+// value returns a slot's value in the current line, or nil.
+func (p *jsonlParser) value(slot int) *jsonValue {
+	if v := &p.slots[slot]; v.gen == p.gen && v.kind != jsonNull {
+		return v
+	}
+	return nil
 }
 
 func (p *jsonlParser) format() string { return "jsonl" }
@@ -217,7 +242,11 @@ func (p *jsonlParser) parse(line []byte, e *timeline.Event) string {
 	if reason := p.scan(line); reason != "" {
 		return reason
 	}
+	return p.fill(e)
+}
 
+// fill sets e from the values scan recorded.
+func (p *jsonlParser) fill(e *timeline.Event) string {
 	v, r := p.first(jfStart)
 	if v == nil {
 		return "no start time (looked for " + p.startKeys + ")"

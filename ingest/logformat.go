@@ -74,67 +74,114 @@ const (
 	varRetryAfter
 	varRetryAfterMs
 	varErrorType
+	varUpstreamTimes // $upstream_response_time: one duration per upstream attempt
+	varDurationMs    // Envoy %DURATION%, Apache %{ms}T
+	varDurationUs    // Apache %D, %{us}T
+	varResponseFlags // Envoy %RESPONSE_FLAGS%
+	varAttemptCount  // attempts made upstream for this request (Envoy)
+	varAttemptNumber // the attempt number this request is (x-envoy-attempt-count)
+	varTimeEpochMs   // Apache %{msec}t
+	varTimeEpochUs   // Apache %{usec}t
 )
 
+// isListKind reports whether a variable holds nginx's upstream lists, whose
+// separators may look like the literal after them.
+func isListKind(k varKind) bool {
+	return k == varUpstreamList || k == varUpstreamStatus || k == varUpstreamTimes
+}
+
+// isTimeKind reports whether a variable places the event in time.
+func isTimeKind(k varKind) bool {
+	return k == varTimeLocal || k == varTimeISO || k == varMsec || k == varTimeEpochMs || k == varTimeEpochUs
+}
+
 var knownVars = map[string]varKind{
-	"time_local":                     varTimeLocal,
-	"time_iso8601":                   varTimeISO,
-	"msec":                           varMsec,
-	"status":                         varStatus,
-	"request":                        varRequest,
-	"request_uri":                    varURI,
-	"uri":                            varURI,
-	"document_uri":                   varURI,
-	"request_time":                   varRequestTime,
-	"upstream_status":                varUpstreamStatus,
-	"upstream_response_time":         varUpstreamList,
-	"upstream_connect_time":          varUpstreamList,
-	"upstream_header_time":           varUpstreamList,
-	"upstream_addr":                  varUpstreamList,
-	"upstream_response_length":       varUpstreamList,
-	"upstream_bytes_received":        varUpstreamList,
-	"upstream_bytes_sent":            varUpstreamList,
-	"http_user_agent":                varUserAgent,
-	"http_x_stainless_retry_count":   varRetryCount,
-	"http_amz_sdk_request":           varAmzSDKRequest,
-	"http_amz_sdk_invocation_id":     varCallID,
-	"http_x_call_id":                 varCallID,
-	"http_x_task_id":                 varTaskID,
-	"http_x_job_id":                  varTaskID,
-	"http_x_request_id":              varRequestID,
-	"request_id":                     varRequestID,
-	"sent_http_x_request_id":         varRequestID,
-	"sent_http_x_amzn_requestid":     varRequestID,
-	"sent_http_retry_after":          varRetryAfter,
-	"upstream_http_retry_after":      varRetryAfter,
-	"sent_http_retry_after_ms":       varRetryAfterMs,
-	"upstream_http_retry_after_ms":   varRetryAfterMs,
-	"sent_http_x_amzn_errortype":     varErrorType,
-	"upstream_http_x_amzn_errortype": varErrorType,
+	"time_local":                      varTimeLocal,
+	"time_iso8601":                    varTimeISO,
+	"msec":                            varMsec,
+	"status":                          varStatus,
+	"request":                         varRequest,
+	"request_uri":                     varURI,
+	"uri":                             varURI,
+	"document_uri":                    varURI,
+	"request_time":                    varRequestTime,
+	"upstream_status":                 varUpstreamStatus,
+	"upstream_response_time":          varUpstreamTimes,
+	"upstream_connect_time":           varUpstreamList,
+	"upstream_header_time":            varUpstreamList,
+	"upstream_addr":                   varUpstreamList,
+	"upstream_response_length":        varUpstreamList,
+	"upstream_bytes_received":         varUpstreamList,
+	"upstream_bytes_sent":             varUpstreamList,
+	"http_user_agent":                 varUserAgent,
+	"http_x_stainless_retry_count":    varRetryCount,
+	"http_amz_sdk_request":            varAmzSDKRequest,
+	"http_amz_sdk_invocation_id":      varCallID,
+	"http_x_call_id":                  varCallID,
+	"http_x_task_id":                  varTaskID,
+	"http_x_job_id":                   varTaskID,
+	"http_x_request_id":               varRequestID,
+	"request_id":                      varRequestID,
+	"sent_http_x_request_id":          varRequestID,
+	"sent_http_x_amzn_requestid":      varRequestID,
+	"sent_http_retry_after":           varRetryAfter,
+	"upstream_http_retry_after":       varRetryAfter,
+	"sent_http_retry_after_ms":        varRetryAfterMs,
+	"upstream_http_retry_after_ms":    varRetryAfterMs,
+	"sent_http_x_amzn_errortype":      varErrorType,
+	"upstream_http_x_amzn_errortype":  varErrorType,
+	"http_x_envoy_attempt_count":      varAttemptNumber,
+	"sent_http_x_envoy_attempt_count": varAttemptCount,
 }
 
 // field is one variable and the literal text that follows it.
 type field struct {
 	name string // without '$', for messages
+	// tok is the token as the format spells it ("%>s", "%DURATION%") for
+	// formats other than nginx; messages use it when set.
+	tok  string
 	kind varKind
 	// next is the literal that ends the value; empty only for a variable
 	// at the very end of the format, whose value runs to the end of line.
 	next []byte
 }
 
+// display renders the variable for messages as its format spells it.
+func (fd *field) display() string {
+	if fd.tok != "" {
+		return fd.tok
+	}
+	return "$" + fd.name
+}
+
 // logFormat is a compiled nginx log_format: a leading literal, then
-// variables each followed by a literal.
+// variables each followed by a literal. Apache LogFormat and Envoy format
+// strings compile to the same shape.
 type logFormat struct {
+	family string // "nginx", "apache" or "envoy"
 	name   string // "combined", ..., or "custom"
 	def    string
 	lead   []byte
 	fields []field
+	// timeIsStart: the line's time is when the request began (Apache %t,
+	// Envoy %START_TIME%), not when it was logged at its end (nginx).
+	timeIsStart bool
 }
 
-// CompileLogFormat checks a log_format definition the way parsing will use
-// it; the error names the offending token. It accepts a named format too.
+// CompileLogFormat checks a format definition the way parsing will use
+// it, in the language Options.LogFormat would pick for it (nginx, Apache
+// or Envoy); the error names the offending token. It accepts a named
+// format too.
 func CompileLogFormat(def string) error {
-	_, err := compileNamedOrCustom(def)
+	var err error
+	switch logFormatFamily(def) {
+	case "apache":
+		_, err = compileApacheNamedOrCustom(def)
+	case "envoy":
+		_, err = compileEnvoyNamedOrCustom(def)
+	default:
+		_, err = compileNamedOrCustom(def)
+	}
 	return err
 }
 
@@ -152,7 +199,7 @@ func compileLogFormat(name, def string) (*logFormat, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &logFormat{name: name, def: text}
+	f := &logFormat{family: "nginx", name: name, def: text}
 	var lit []byte
 	prev := ""
 	hasTime := false
@@ -194,7 +241,7 @@ func compileLogFormat(name, def string) (*logFormat, error) {
 		}
 		lit = nil
 		k := knownVars[strings.ToLower(v)]
-		if k == varTimeLocal || k == varTimeISO || k == varMsec {
+		if isTimeKind(k) {
 			hasTime = true
 		}
 		f.fields = append(f.fields, field{name: v, kind: k})

@@ -65,6 +65,9 @@ func TestCompileLogFormatErrors(t *testing.T) {
 		{`[$time_local] ${status}$request_time`, "$status and $request_time are not separated"},
 		{`plain text`, "has no variables"},
 		{`$status $request`, "no time variable"},
+		{`%h %>s`, "LogFormat: no time (%t or %{sec}t)"},
+		{`LogFormat "%h %t %{x}Q\" x`, "LogFormat: unterminated quote"},
+		{`%REQ(:PATH)% %RESPONSE_CODE%`, "envoy format: no time (%START_TIME%)"},
 	}
 	for _, tt := range tests {
 		err := CompileLogFormat(tt.def)
@@ -78,6 +81,11 @@ func TestNamedFormatsCompile(t *testing.T) {
 	for name, def := range NginxFormats() {
 		if err := CompileLogFormat(def); err != nil {
 			t.Errorf("%s: %v", name, err)
+		}
+	}
+	for _, def := range []string{"common", "combined", apacheCombinedFormat, "default", EnvoyDefaultFormat} {
+		if err := CompileLogFormat(def); err != nil {
+			t.Errorf("%s: %v", def, err)
 		}
 	}
 	if got := NginxFormatNames(); strings.Join(got, ",") != "combined,main,retry,stampede" {

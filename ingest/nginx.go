@@ -10,6 +10,8 @@ import (
 )
 
 // nginxParser turns lines of one compiled log_format into attempt events.
+// Apache LogFormat and Envoy format strings compile to the same logFormat,
+// so it reads those too; logFormat.family says whose the format is.
 // Values are matched on bytes: a variable's value runs up to the first
 // occurrence of the literal that follows it. nginx escapes '"' inside
 // values as \x22, so a quoted value never contains its closing quote.
@@ -23,17 +25,26 @@ type nginxParser struct {
 	lastTimeLocal    [26]byte
 	lastTimeLocalSet bool
 	lastTimeLocalNs  int64
+
+	// What parse saw of the line's upstream attempts, for parseMulti;
+	// the slices alias the line.
+	upstreamStatuses []byte
+	upstreamTimes    []byte
+	attemptCount     int32
 }
 
 func newNginxParser(f *logFormat, strs *interner) *nginxParser {
 	return &nginxParser{f: f, strs: strs, outcomes: outcomeCache{}}
 }
 
-func (p *nginxParser) format() string { return "nginx:" + p.f.name }
+func (p *nginxParser) format() string { return p.f.family + ":" + p.f.name }
 
 // parse fills e from line and returns "" or the reason the line is unusable.
+// It describes the request as one event; parseMulti splits it into the
+// upstream attempts the line records.
 func (p *nginxParser) parse(line []byte, e *timeline.Event) string {
 	f := p.f
+	p.upstreamStatuses, p.upstreamTimes, p.attemptCount = nil, nil, 0
 	if !bytes.HasPrefix(line, f.lead) {
 		return fmt.Sprintf("expected %s at column 1", quoteLit(f.lead))
 	}
@@ -43,9 +54,10 @@ func (p *nginxParser) parse(line []byte, e *timeline.Event) string {
 		status, upstreamStatus int32 = -1, -1
 		timeNs, msecNs         int64
 		haveTime, haveMsec     bool
-		requestTime            int64 = -1
+		duration               int64 = -1
 		retryAfter             []byte
 		retryAfterMs           []byte
+		flags                  []byte
 	)
 	for i := range f.fields {
 		fd := &f.fields[i]
@@ -55,9 +67,9 @@ func (p *nginxParser) parse(line []byte, e *timeline.Event) string {
 			val = line[pos:]
 			pos = len(line)
 		} else {
-			n := indexValueEnd(line[pos:], fd.next, fd.kind == varUpstreamList || fd.kind == varUpstreamStatus)
+			n := indexValueEnd(line[pos:], fd.next, isListKind(fd.kind))
 			if n < 0 {
-				return fmt.Sprintf("expected %s after $%s at column %d", quoteLit(fd.next), fd.name, start+1)
+				return fmt.Sprintf("expected %s after %s at column %d", quoteLit(fd.next), fd.display(), start+1)
 			}
 			val = line[pos : pos+n]
 			pos += n + len(fd.next)
@@ -85,9 +97,25 @@ func (p *nginxParser) parse(line []byte, e *timeline.Event) string {
 				return badValue(fd, val)
 			}
 			msecNs, haveMsec = ns, true
+		case varTimeEpochMs, varTimeEpochUs:
+			n, ok := digits(val)
+			if !ok || n > 1<<53 {
+				return badValue(fd, val)
+			}
+			if fd.kind == varTimeEpochMs {
+				n *= 1e6
+			} else {
+				n *= 1e3
+			}
+			msecNs, haveMsec = n, true
 		case varStatus:
 			n, ok := digits(val)
 			if !ok || n > 999 {
+				if absent && f.family != "nginx" {
+					// Envoy writes "-" (0) when no response was sent.
+					status = 0
+					continue
+				}
 				return badValue(fd, val)
 			}
 			status = int32(n)
@@ -95,7 +123,10 @@ func (p *nginxParser) parse(line []byte, e *timeline.Event) string {
 			if n, ok := digits(lastListItem(val)); ok && n <= 999 {
 				upstreamStatus = int32(n)
 			}
-		case varRequestTime:
+			p.upstreamStatuses = val
+		case varUpstreamTimes:
+			p.upstreamTimes = val
+		case varRequestTime, varDurationMs, varDurationUs:
 			if absent {
 				continue
 			}
@@ -103,7 +134,14 @@ func (p *nginxParser) parse(line []byte, e *timeline.Event) string {
 			if !ok {
 				return badValue(fd, val)
 			}
-			requestTime = ns
+			// parseSeconds reads the number as seconds; rescale.
+			switch fd.kind {
+			case varDurationMs:
+				ns /= 1e3
+			case varDurationUs:
+				ns /= 1e6
+			}
+			duration = ns
 		case varRequest:
 			if !absent {
 				e.Route = p.strs.bytes(routeOfRequest(val))
@@ -120,6 +158,14 @@ func (p *nginxParser) parse(line []byte, e *timeline.Event) string {
 			// x-stainless-retry-count counts retries before this attempt.
 			if n, ok := digits(val); ok && n < 1<<20 {
 				e.Attempt = int32(n) + 1
+			}
+		case varAttemptNumber:
+			if n, ok := digits(val); ok && n > 0 && n < 1<<20 {
+				e.Attempt = int32(n)
+			}
+		case varAttemptCount:
+			if n, ok := digits(val); ok && n < 1<<20 {
+				p.attemptCount = int32(n)
 			}
 		case varAmzSDKRequest:
 			if a, m := parseAmzSDKRequest(val); a > 0 {
@@ -153,6 +199,10 @@ func (p *nginxParser) parse(line []byte, e *timeline.Event) string {
 				}
 				e.ErrorCode = p.strs.bytes(val)
 			}
+		case varResponseFlags:
+			if !absent && len(val) > 0 {
+				flags = val
+			}
 		}
 	}
 	if pos != len(line) {
@@ -162,19 +212,27 @@ func (p *nginxParser) parse(line []byte, e *timeline.Event) string {
 	// nginx writes the line when the request ends. Without $msec the end
 	// is $time_local truncated to the second, so Start may be up to 1 s
 	// early; analyses that need better take it from a log with $msec.
-	var end int64
+	// Apache and Envoy log the time the request began instead.
+	var at int64
 	switch {
 	case haveMsec:
-		end = msecNs
+		at = msecNs
 	case haveTime:
-		end = timeNs
+		at = timeNs
 	default:
 		return "no time in line"
 	}
-	if requestTime >= 0 {
-		e.Start, e.End = end-requestTime, end
-	} else {
-		e.Start, e.End = end, 0
+	switch {
+	case duration < 0:
+		e.Start, e.End = at, 0
+	case f.timeIsStart:
+		e.Start, e.End = at, at+duration
+	default:
+		e.Start, e.End = at-duration, at
+	}
+	end := e.End
+	if end == 0 {
+		end = at
 	}
 	e.RetryAfter = timeline.NoRetryAfter
 	// retry-after-ms is the more precise of the two when a server sends both.
@@ -193,9 +251,151 @@ func (p *nginxParser) parse(line []byte, e *timeline.Event) string {
 		status = 0
 	}
 	e.Status = status
+	if flags != nil && e.ErrorCode == "" && (status < 200 || status >= 400) {
+		// Envoy's response flags say why a request failed (RL: rate
+		// limited locally, URX: upstream retry limit reached, UO: circuit
+		// breaker overflow). On a success they only annotate.
+		e.ErrorCode = p.strs.bytes(flags)
+	}
 	e.Layer = timeline.LayerHTTP
 	e.Outcome = p.outcomes.classify(status, e.ErrorCode)
 	return ""
+}
+
+// parseMulti emits one event per upstream attempt the line records: the
+// elements of a $upstream_status list (nginx tried the next upstream, or
+// redirected internally), or Envoy's upstream attempt count. A line without
+// retries is the single event parse makes.
+func (p *nginxParser) parseMulti(line []byte, emit func() *timeline.Event) string {
+	var req timeline.Event
+	if reason := p.parse(line, &req); reason != "" {
+		return reason
+	}
+	switch n := countListItems(p.upstreamStatuses); {
+	case n > 1:
+		p.emitUpstreamList(&req, n, emit)
+	case p.attemptCount > 1:
+		emitAttempts(&req, p.attemptCount, emit)
+	default:
+		e := emit()
+		fill(e, &req)
+		if p.attemptCount == 1 && e.Attempt == 0 {
+			e.Attempt = 1
+		}
+	}
+	return ""
+}
+
+// fill copies req into the slot emit returned, keeping the slot's Line.
+func fill(e, req *timeline.Event) {
+	line := e.Line
+	*e = *req
+	e.Line = line
+}
+
+// emitUpstreamList splits a request nginx passed to n upstreams in turn.
+// The attempts ran back to back and the last ended when the line was
+// written, so walking $upstream_response_time backwards from the end
+// places each one. Without usable times every attempt keeps the request's
+// span. Each attempt gets its upstream status; only the last keeps the
+// response headers (retry-after, error type), which the client got from
+// it. Attempts are numbered 1..n unless the client numbered
+// its own request (an SDK retry), whose number every attempt keeps.
+func (p *nginxParser) emitUpstreamList(req *timeline.Event, n int, emit func() *timeline.Event) {
+	statuses, times := p.upstreamStatuses, p.upstreamTimes
+	timed := countListItems(times) == n && req.End != 0
+	// Durations are read back to front, so compute each start first.
+	var starts [maxUpstreamAttempts]int64
+	if timed {
+		at := req.End
+		for i := n - 1; i >= 0; i-- {
+			d, _ := parseSeconds(listItem(times, i))
+			at -= d
+			starts[i] = at
+		}
+	}
+	for i := 0; i < n; i++ {
+		e := emit()
+		fill(e, req)
+		if req.Attempt == 0 {
+			e.Attempt = int32(i + 1)
+		}
+		if timed {
+			e.Start = starts[i]
+			if i+1 < n {
+				e.End = starts[i+1]
+			}
+		}
+		s, ok := digits(listItem(statuses, i))
+		if i+1 == n {
+			// The final response keeps its headers; "-" (no answer, the
+			// client gave up) keeps the status the client was logged with.
+			if ok && s <= 999 && int32(s) != e.Status {
+				e.Status = int32(s)
+				e.Outcome = p.outcomes.classify(e.Status, e.ErrorCode)
+			}
+			continue
+		}
+		var status int32
+		if ok && s <= 999 {
+			status = int32(s)
+		}
+		e.Status, e.ErrorCode, e.RetryAfter = status, "", timeline.NoRetryAfter
+		e.Outcome = p.outcomes.classify(status, "")
+	}
+}
+
+// emitAttempts splits a request Envoy attempted upstream count times. The
+// log says neither when each attempt began nor what it got, only that the
+// router retried it, which it does on retryable failures: earlier attempts
+// are placed at the request's start, with no end, as retryable errors.
+func emitAttempts(req *timeline.Event, count int32, emit func() *timeline.Event) {
+	n := min(int(count), maxUpstreamAttempts)
+	for i := 0; i < n; i++ {
+		e := emit()
+		fill(e, req)
+		e.Attempt = int32(i + 1)
+		if i+1 == n {
+			continue
+		}
+		e.End, e.Status, e.ErrorCode, e.RetryAfter = 0, 0, "", timeline.NoRetryAfter
+		e.Outcome = timeline.OutcomeRetryable
+	}
+}
+
+// maxUpstreamAttempts bounds how many attempts one line may expand to;
+// nginx's proxy_next_upstream_tries is rarely above a handful, and a longer
+// list is more likely damage than a real retry storm.
+const maxUpstreamAttempts = 64
+
+// countListItems counts the elements of an upstream list ("502, 429 : 200"
+// has 3), bounded by maxUpstreamAttempts; an absent list has 0.
+func countListItems(b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	n := 1
+	for _, c := range b {
+		if c == ',' || c == ':' {
+			n++
+		}
+	}
+	return min(n, maxUpstreamAttempts)
+}
+
+// listItem returns element i of an upstream list, trimmed.
+func listItem(b []byte, i int) []byte {
+	for ; i > 0; i-- {
+		k := bytes.IndexAny(b, ",:")
+		if k < 0 {
+			return nil
+		}
+		b = b[k+1:]
+	}
+	if k := bytes.IndexAny(b, ",:"); k >= 0 {
+		b = b[:k]
+	}
+	return bytes.TrimSpace(b)
 }
 
 func (p *nginxParser) timeLocal(val []byte) (int64, bool) {
@@ -330,7 +530,7 @@ func badValue(fd *field, val []byte) string {
 	if len(val) > 40 {
 		val = append(val[:37:37], "..."...)
 	}
-	return "bad $" + fd.name + " " + strconv.Quote(string(val))
+	return "bad " + fd.display() + " " + strconv.Quote(string(val))
 }
 
 // quoteLit renders a literal for messages: '" ' rather than "\" ".

@@ -174,10 +174,40 @@ type Skip struct {
 // the rest are still counted.
 const MaxSkipSamples = 20
 
+// Observer says where on the request path a log was written. The same
+// attempt can be in several logs (the proxy's, the load generator's, the
+// SDK's debug log); analyses count attempts from the best observer present
+// so that none is counted twice.
+type Observer string
+
+const (
+	// ObserverProxy is a proxy, gateway or load balancer in front of the
+	// endpoint: it sees every attempt from every client.
+	ObserverProxy Observer = "proxy"
+	// ObserverClient is a load generator recording its own requests.
+	ObserverClient Observer = "client"
+	// ObserverSDK is the application: SDK debug lines and call logs.
+	ObserverSDK Observer = "sdk"
+)
+
+// Rank orders observers by how completely they see attempts; higher wins.
+func (o Observer) Rank() int {
+	switch o {
+	case ObserverProxy:
+		return 3
+	case ObserverClient:
+		return 2
+	case ObserverSDK:
+		return 1
+	}
+	return 0
+}
+
 // Source accounts for every line of one input file: Parsed + Skipped == Lines.
 type Source struct {
-	Path    string `json:"path"`
-	Format  string `json:"format"`
+	Path     string   `json:"path"`
+	Format   string   `json:"format"`
+	Observer Observer `json:"observer,omitempty"`
 	Lines   int64  `json:"lines"`
 	Parsed  int64  `json:"parsed"`
 	Skipped int64  `json:"skipped"`
