@@ -208,9 +208,9 @@ type Source struct {
 	Path     string   `json:"path"`
 	Format   string   `json:"format"`
 	Observer Observer `json:"observer,omitempty"`
-	Lines   int64  `json:"lines"`
-	Parsed  int64  `json:"parsed"`
-	Skipped int64  `json:"skipped"`
+	Lines    int64    `json:"lines"`
+	Parsed   int64    `json:"parsed"`
+	Skipped  int64    `json:"skipped"`
 	// Events can exceed Parsed when one line yields several attempts.
 	Events  int64  `json:"events"`
 	Samples []Skip `json:"skip_samples,omitempty"`
