@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/stampede/stampede/timeline"
 )
 
@@ -91,23 +93,42 @@ type multiParser interface {
 	parseMulti(line []byte, emit func() *timeline.Event) string
 }
 
+// Compressed input is recognised by its magic bytes, whatever the file is
+// called: rotated logs are often compressed under their old names.
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
+
 func read(r io.Reader, name string, opt Options, sizeHint int64) (*timeline.Timeline, error) {
 	raw := bufio.NewReaderSize(r, 64<<10)
 	var src io.Reader = raw
-	gzipped := false
-	if magic, _ := raw.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+	compressed := false
+	magic, _ := raw.Peek(4)
+	switch {
+	case bytes.HasPrefix(magic, gzipMagic):
 		zr, err := gzip.NewReader(raw)
 		if err != nil {
 			return nil, fmt.Errorf("%s: gzip: %w", name, err)
 		}
 		defer zr.Close()
-		src, gzipped = zr, true
+		src, compressed = zr, true
 		// The compression ratio of logs varies too much to size from.
+		sizeHint = 0
+	case bytes.HasPrefix(magic, zstdMagic):
+		// Bounded window: a hostile frame cannot make the decoder reserve
+		// more than 64 MiB.
+		zr, err := zstd.NewReader(raw, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20))
+		if err != nil {
+			return nil, fmt.Errorf("%s: zstd: %w", name, err)
+		}
+		defer zr.Close()
+		src, compressed = zr, true
 		sizeHint = 0
 	}
 	br := bufio.NewReaderSize(src, readBufferBytes)
 	prefix, err := br.Peek(readBufferBytes)
-	if err != nil && err != io.EOF && err != bufio.ErrBufferFull && !gzipped {
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull && !compressed {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	whole := err != nil && err != bufio.ErrBufferFull
@@ -142,7 +163,7 @@ func read(r io.Reader, name string, opt Options, sizeHint int64) (*timeline.Time
 			if err == io.EOF {
 				break
 			}
-			if gzipped {
+			if compressed {
 				// A gzip file cut short (copied while being written) or
 				// damaged: keep what was read and account for the loss as
 				// one line.

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/stampede/stampede/timeline"
 )
 
@@ -207,7 +209,13 @@ func TestLineAccounting(t *testing.T) {
 		w.Close()
 		return b.String()
 	}
+	zst := func(s string) string {
+		w, _ := zstd.NewWriter(nil)
+		defer w.Close()
+		return string(w.EncodeAll([]byte(s), nil))
+	}
 	full := gz(good + "\n" + good + "\n")
+	fullZst := zst(good + "\n" + good + "\n")
 	tests := []struct {
 		name                   string
 		input                  string
@@ -223,6 +231,9 @@ func TestLineAccounting(t *testing.T) {
 		{"gzip", full, 2, 2, 0},
 		{"gzip cut short", full[:len(full)-10], 3, 2, 1},
 		{"gzip with a bad checksum", full[:len(full)-8] + "\x00\x00\x00\x00" + full[len(full)-4:], 3, 2, 1},
+		{"zstd", fullZst, 2, 2, 0},
+		// zstd decodes a block only whole: a cut in the only block loses it.
+		{"zstd cut short", fullZst[:len(fullZst)-6], 1, 0, 1},
 		{"line over 4 MiB", good + "\n" + strings.Repeat("x", 5<<20) + "\n" + good + "\n", 3, 2, 1},
 		{"line over 4 MiB at the end", good + "\n" + strings.Repeat("x", 5<<20), 2, 1, 1},
 		{"long line under the bound", good + "\n" + strings.Repeat("y", 2<<20) + "\n", 2, 1, 1},
