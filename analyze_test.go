@@ -512,3 +512,29 @@ func TestAttemptsCountOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestFileFormats forces one file's format and leaves the other detected.
+func TestFileFormats(t *testing.T) {
+	dir := "testdata/traces/botocore-standard"
+	access, calls := filepath.Join(dir, "access_combined.log"), filepath.Join(dir, "calls.jsonl")
+	tl, err := stampede.Ingest(context.Background(), stampede.Config{
+		Inputs:      []string{access, calls},
+		FileFormats: map[string]string{access: "apache"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range tl.Sources {
+		got[s.Path] = s.Format
+	}
+	if !strings.HasPrefix(got[access], "apache") || got[calls] != "jsonl" {
+		t.Errorf("formats %v: want apache for the access log, jsonl detected for the calls", got)
+	}
+	_, err = stampede.Ingest(context.Background(), stampede.Config{
+		Inputs: []string{calls}, FileFormats: map[string]string{access: "apache"},
+	})
+	if err == nil || !strings.Contains(err.Error(), "not among the inputs") {
+		t.Errorf("format for a file that is not an input: err = %v", err)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -35,7 +36,11 @@ type Config struct {
 	Inputs []string
 	// Format forces one input format for every text file ("auto" sniffs).
 	Format string
-	// LogFormat is an nginx log_format definition or the name of a built-in one.
+	// FileFormats forces the format of single files, by path as given in
+	// Inputs (or as found in a directory); it wins over Format.
+	FileFormats map[string]string
+	// LogFormat is a log format definition (nginx log_format, Apache
+	// LogFormat or Envoy format string) or the name of a built-in one.
 	LogFormat string
 	// Fields maps timeline fields to JSON keys for JSON-lines logs, as
 	// "field=key" (e.g. "start=start_time").
@@ -135,6 +140,11 @@ func Ingest(ctx context.Context, cfg Config) (*timeline.Timeline, error) {
 	if err != nil {
 		return nil, err
 	}
+	for path := range cfg.FileFormats {
+		if !slices.Contains(files, path) {
+			return nil, fmt.Errorf("format given for %s, which is not among the inputs", path)
+		}
+	}
 	opt, err := ingestOptions(cfg)
 	if err != nil {
 		return nil, err
@@ -158,7 +168,11 @@ func Ingest(ctx context.Context, cfg Config) (*timeline.Timeline, error) {
 				errs[i] = err
 				return
 			}
-			parts[i], errs[i] = readOne(f, opt)
+			fileOpt := opt
+			if name, ok := cfg.FileFormats[f]; ok {
+				fileOpt.Format = name
+			}
+			parts[i], errs[i] = readOne(f, fileOpt)
 		}()
 	}
 	wg.Wait()
