@@ -111,88 +111,115 @@ func TestSimulatedIncidents(t *testing.T) {
 		periodic bool
 	}{
 		{name: "bundled seed incident", dir: "testdata/seed-incident", periodic: true},
+		{name: "seed incident", scenario: "testdata/scenarios/seed-incident.json", periodic: true},
 		{name: "requeue 45 s, retry-after 7, 4 attempts", scenario: "testdata/scenarios/requeue45-ra7-4attempts.json", periodic: true},
 		{name: "requeue 90 s, 500 tasks", scenario: "testdata/scenarios/requeue90-500tasks.json", periodic: true},
 		{name: "seed incident, full jitter on requeue", scenario: "testdata/scenarios/seed-incident-jittered.json", periodic: false},
 	}
+	// Fresh runs use other seeds than the scenario files, so the checks hold
+	// for the configuration, not for one lucky draw.
+	seeds := []uint64{0, 7919, 104729}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := tc.dir
-			if dir == "" {
-				dir = t.TempDir()
-				if _, err := simulate.RunFile(tc.scenario, dir); err != nil {
-					t.Fatal(err)
-				}
+		for _, seed := range seeds {
+			if tc.dir != "" && seed != 0 {
+				continue
 			}
-			truth, err := simulate.LoadTruth(filepath.Join(dir, "truth.json"))
-			if err != nil {
-				t.Fatal(err)
+			name := tc.name
+			if tc.dir == "" {
+				name += "/seed+" + strconv.FormatUint(seed, 10)
 			}
-			res := analyzeDir(t, stampede.Config{Inputs: []string{dir}})
-			files := countFiles(t, dir)
+			t.Run(name, func(t *testing.T) {
+				checkSimulated(t, tc.dir, tc.scenario, seed, tc.periodic)
+			})
+		}
+	}
+}
 
-			// The two rates are exactly the counts in the files.
-			rc := res.Reconcile
-			if rc.HTTP.Attempts != files.attempts || rc.HTTP.Throttled != files.throttled {
-				t.Errorf("HTTP attempts/throttled = %d/%d, files say %d/%d", rc.HTTP.Attempts, rc.HTTP.Throttled, files.attempts, files.throttled)
-			}
-			if rc.App.Calls != files.calls || rc.App.Failed != files.failedCalls {
-				t.Errorf("calls/failed = %d/%d, files say %d/%d", rc.App.Calls, rc.App.Failed, files.calls, files.failedCalls)
-			}
-			wantRate := float64(files.throttled) / float64(files.attempts)
-			if !within(rc.HTTP.ThrottleRate, wantRate, 1e-12) {
-				t.Errorf("HTTP throttle rate %v, want %v", rc.HTTP.ThrottleRate, wantRate)
-			}
-			if got := rc.ThrottledRecovered + rc.ThrottledInFailedCalls + rc.ThrottledUnjoined; got != rc.HTTP.Throttled {
-				t.Errorf("throttled parts sum to %d, want %d", got, rc.HTTP.Throttled)
-			}
+// checkSimulated analyses one simulated incident, from dir or freshly run
+// from scenario with its seed moved by seedShift, against its truth.
+func checkSimulated(t *testing.T, dir, scenario string, seedShift uint64, periodic bool) {
+	if dir == "" {
+		sc, err := simulate.LoadScenario(scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc.Seed += seedShift
+		out, err := simulate.Run(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir = t.TempDir()
+		if err := out.WriteDir(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	truth, err := simulate.LoadTruth(filepath.Join(dir, "truth.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := analyzeDir(t, stampede.Config{Inputs: []string{dir}})
+	files := countFiles(t, dir)
 
-			// Attempts per call: the SDK's configured maximum, seen as a cap.
-			apc := layer(res, "attempts per call")
-			if int(apc.Max) != truth.Scenario.SDK.MaxAttempts || !apc.Capped {
-				t.Errorf("attempts per call: max %v capped %v, want max %d capped (%s)", apc.Max, apc.Capped, truth.Scenario.SDK.MaxAttempts, apc.CapEvidence)
-			}
-			qa := layer(res, "queue attempts per task")
-			if qa.Capped {
-				t.Errorf("queue layer reported capped (%s); the runner has no cap", qa.CapEvidence)
-			}
+	// The two rates are exactly the counts in the files.
+	rc := res.Reconcile
+	if rc.HTTP.Attempts != files.attempts || rc.HTTP.Throttled != files.throttled {
+		t.Errorf("HTTP attempts/throttled = %d/%d, files say %d/%d", rc.HTTP.Attempts, rc.HTTP.Throttled, files.attempts, files.throttled)
+	}
+	if rc.App.Calls != files.calls || rc.App.Failed != files.failedCalls {
+		t.Errorf("calls/failed = %d/%d, files say %d/%d", rc.App.Calls, rc.App.Failed, files.calls, files.failedCalls)
+	}
+	wantRate := float64(files.throttled) / float64(files.attempts)
+	if !within(rc.HTTP.ThrottleRate, wantRate, 1e-12) {
+		t.Errorf("HTTP throttle rate %v, want %v", rc.HTTP.ThrottleRate, wantRate)
+	}
+	if got := rc.ThrottledRecovered + rc.ThrottledInFailedCalls + rc.ThrottledUnjoined; got != rc.HTTP.Throttled {
+		t.Errorf("throttled parts sum to %d, want %d", got, rc.HTTP.Throttled)
+	}
 
-			w := res.Waves
-			if w.Periodic != tc.periodic {
-				t.Fatalf("periodic = %v (period %.2f s, acf %.3f vs threshold %.3f), want %v", w.Periodic, w.Period, w.ACF, w.Threshold, tc.periodic)
-			}
-			if !tc.periodic {
-				if len(w.Suspects) != 0 {
-					t.Errorf("jittered requeue produced fixed-delay suspects: %+v", w.Suspects)
-				}
-				return
-			}
-			if !within(w.Period, truth.Cycle.MedianS, 0.02*truth.Cycle.MedianS) {
-				t.Errorf("period %.2f s, truth cycle %.2f s (±2%%)", w.Period, truth.Cycle.MedianS)
-			}
-			if d := len(w.Waves) - truth.WaveCount; d < -1 || d > 1 {
-				t.Errorf("%d waves, truth %d (±1)", len(w.Waves), truth.WaveCount)
-			}
-			if !within(w.DecayRatio, truth.Decay.Ratio, 0.05) {
-				t.Errorf("decay ratio %.3f, truth %.3f (±0.05)", w.DecayRatio, truth.Decay.Ratio)
-			}
-			// The fixed-delay finding breaks the period into its parts: the
-			// requeue delay and the retry-after the SDK honoured.
-			requeue := truth.Scenario.Runner.RequeueDelayS
-			retryAfter := float64(truth.Scenario.SDK.RetryAfterS)
-			var sawRequeue, sawRetryAfter bool
-			for _, s := range w.Suspects {
-				if within(s.Delay, requeue, 0.02*requeue) {
-					sawRequeue = true
-				}
-				if within(s.Delay, retryAfter, 0.02*retryAfter) && s.Times == truth.Scenario.SDK.MaxAttempts-1 {
-					sawRetryAfter = true
-				}
-			}
-			if !sawRequeue || !sawRetryAfter {
-				t.Errorf("suspects %+v: want requeue %.0f s and %d × retry-after %.0f s", w.Suspects, requeue, truth.Scenario.SDK.MaxAttempts-1, retryAfter)
-			}
-		})
+	// Attempts per call: the SDK's configured maximum, seen as a cap.
+	apc := layer(res, "attempts per call")
+	if int(apc.Max) != truth.Scenario.SDK.MaxAttempts || !apc.Capped {
+		t.Errorf("attempts per call: max %v capped %v, want max %d capped (%s)", apc.Max, apc.Capped, truth.Scenario.SDK.MaxAttempts, apc.CapEvidence)
+	}
+	qa := layer(res, "queue attempts per task")
+	if qa.Capped {
+		t.Errorf("queue layer reported capped (%s); the runner has no cap", qa.CapEvidence)
+	}
+
+	w := res.Waves
+	if w.Periodic != periodic {
+		t.Fatalf("periodic = %v (period %.2f s, acf %.3f vs threshold %.3f), want %v", w.Periodic, w.Period, w.ACF, w.Threshold, periodic)
+	}
+	if !periodic {
+		if len(w.Suspects) != 0 {
+			t.Errorf("jittered requeue produced fixed-delay suspects: %+v", w.Suspects)
+		}
+		return
+	}
+	if !within(w.Period, truth.Cycle.MedianS, 0.02*truth.Cycle.MedianS) {
+		t.Errorf("period %.2f s, truth cycle %.2f s (±2%%)", w.Period, truth.Cycle.MedianS)
+	}
+	if d := len(w.Waves) - truth.WaveCount; d < -1 || d > 1 {
+		t.Errorf("%d waves, truth %d (±1)", len(w.Waves), truth.WaveCount)
+	}
+	if !within(w.DecayRatio, truth.Decay.Ratio, 0.05) {
+		t.Errorf("decay ratio %.3f, truth %.3f (±0.05)", w.DecayRatio, truth.Decay.Ratio)
+	}
+	// The fixed-delay finding breaks the period into its parts: the
+	// requeue delay and the retry-after the SDK honoured.
+	requeue := truth.Scenario.Runner.RequeueDelayS
+	retryAfter := float64(truth.Scenario.SDK.RetryAfterS)
+	var sawRequeue, sawRetryAfter bool
+	for _, s := range w.Suspects {
+		if within(s.Delay, requeue, 0.02*requeue) {
+			sawRequeue = true
+		}
+		if within(s.Delay, retryAfter, 0.02*retryAfter) && s.Times == truth.Scenario.SDK.MaxAttempts-1 {
+			sawRetryAfter = true
+		}
+	}
+	if !sawRequeue || !sawRetryAfter {
+		t.Errorf("suspects %+v: want requeue %.0f s and %d × retry-after %.0f s", w.Suspects, requeue, truth.Scenario.SDK.MaxAttempts-1, retryAfter)
 	}
 }
 
