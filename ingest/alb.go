@@ -212,8 +212,23 @@ func sniffALB(sample []sampledLine, _ Options, strs *interner) (lineParser, stri
 			firstBad = fmt.Sprintf("line %d: %s", l.n, reason)
 		}
 	}
-	if ok*10 < len(sample)*9 {
+	// An entry's opening (a request type, then an ISO time) is distinctive
+	// enough that a short log with a few damaged entries is still ALB's.
+	shaped := 0
+	for _, l := range sample {
+		typ, rest, _ := bytes.Cut(l.text, []byte{' '})
+		at, _, _ := bytes.Cut(rest, []byte{' '})
+		if albTypes[string(typ)] {
+			if _, ok := parseISOTime(at); ok {
+				shaped++
+			}
+		}
+	}
+	if ok*10 < len(sample)*9 && (shaped*10 < len(sample)*9 || ok*2 <= len(sample)) {
 		return nil, fmt.Sprintf("alb (%d of %d lines parse; %s)", ok, len(sample), firstBad)
 	}
 	return newALBParser(strs), ""
 }
+
+// albTypes are the request types an ALB entry starts with.
+var albTypes = map[string]bool{"http": true, "https": true, "h2": true, "grpcs": true, "ws": true, "wss": true}

@@ -1,7 +1,8 @@
 // Package ingest reads incident logs into a timeline.Timeline: access
 // logs of nginx (any log_format), Apache httpd (any LogFormat), Envoy (text
-// or JSON) and AWS Application Load Balancers, and JSON-lines call logs
-// written by applications around their SDK calls.
+// or JSON) and AWS Application Load Balancers, JSON-lines call logs
+// written by applications around their SDK calls, OpenTelemetry client
+// spans, HAR archives, load-test results and SDK debug logs.
 //
 // Every line of a file is accounted for in its timeline.Source: it is
 // either parsed or counted as skipped with a reason, so Parsed + Skipped ==
@@ -23,12 +24,14 @@
 // the first 50 non-blank lines go through a chain of sniffers, and the
 // first to claim them wins:
 //
+//	har         the input opens with '{' and its first lines hold "log" and "entries"
+//	otlp-json   half the lines are JSON objects with "resourceSpans"
 //	envoy-json  half the lines are JSON objects with "start_time" and "response_code" or "response_flags"
 //	jsonl       half the lines start with '{'
 //	nginx       a named log_format parses 90%: stampede, retry, main, combined (most variables first)
 //	apache      combined, then common, parses 90%
-//	envoy       the default format parses 90%
-//	alb         90% are ALB entries
+//	envoy       the default format parses 90%, or 90% open with "[ISO time] \"" and most parse
+//	alb         90% are ALB entries, or 90% open with a request type and an ISO time and most parse
 //
 // A sniffer that declines says why, and the error for undetectable input
 // lists every reason. Options.LogFormat without Options.Format picks the
@@ -113,7 +116,7 @@
 //	status        response_code, status_code, status
 //	code          response_flags (as in the text format)
 //	attempts      upstream_request_attempt_count (N > 1 splits as above)
-//	attempt       x_envoy_attempt_count
+//	attempt       x_envoy_attempt_count; else x_stainless_retry_count (+1)
 //	route         x_envoy_original_path, path, request_path (query dropped)
 //	client        user_agent
 //	request       x_request_id, request_id
@@ -122,6 +125,16 @@
 //
 // Values may be strings or numbers; "-" (json_format) and null
 // (typed_json_format) mean unset.
+//
+// # OpenTelemetry traces and HAR archives
+//
+// The OpenTelemetry collector's file exporter writes one OTLP/JSON
+// ExportTraceServiceRequest per line; each CLIENT span with an HTTP status
+// is one attempt, so a line holds many (see otlpParser for the attributes
+// read). A HAR 1.2 archive is one JSON document, read whole (up to 1 GiB)
+// rather than by line; each log entry is one attempt, and the line
+// accounting is by the lines each entry spans (see harParser). Both are
+// client-side records (timeline.ObserverClient).
 //
 // # AWS Application Load Balancer
 //

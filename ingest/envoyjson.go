@@ -30,12 +30,16 @@ type envoyJSONParser struct {
 	j            *jsonlParser
 	flagsSlot    int
 	attemptsSlot int
-	attempts     int32
+	// retrySlot is the SDK's retry count request header, which numbers the
+	// attempt when Envoy's own attempt count header is not logged.
+	retrySlot int
+	attempts  int32
 }
 
 func newEnvoyJSONParser(strs *interner) *envoyJSONParser {
 	j := newJSONSchemaParser(envoyJSONKeys, strs)
-	return &envoyJSONParser{j: j, flagsSlot: j.want("response_flags"), attemptsSlot: j.want("upstream_request_attempt_count")}
+	return &envoyJSONParser{j: j, flagsSlot: j.want("response_flags"), attemptsSlot: j.want("upstream_request_attempt_count"),
+		retrySlot: j.want("x_stainless_retry_count")}
 }
 
 func (p *envoyJSONParser) format() string { return "envoy-json" }
@@ -63,6 +67,13 @@ func (p *envoyJSONParser) parse(line []byte, e *timeline.Event) string {
 		e.ErrorCode == "" && (e.Status < 200 || e.Status >= 400) {
 		e.ErrorCode = j.strs.bytes(v.b)
 		e.Outcome = j.outcomes.classify(e.Status, e.ErrorCode)
+	}
+	if v := j.value(p.retrySlot); v != nil && e.Attempt == 0 {
+		n, ok := digits(v.b)
+		if (v.kind != jsonNumber && v.kind != jsonString) || !ok || n >= 1<<20 {
+			return badJSON("x_stainless_retry_count", v, "a whole number")
+		}
+		e.Attempt = int32(n) + 1
 	}
 	if v := j.value(p.attemptsSlot); v != nil {
 		n, _, _, ok := parseDecimal(v.b)

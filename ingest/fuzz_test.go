@@ -18,8 +18,11 @@ func checkAccounting(t *testing.T, input []byte, opt Options) {
 		t.Fatalf("%d sources", len(tl.Sources))
 	}
 	s := tl.Sources[0]
-	// A line may hold several attempts, so Events can exceed Parsed.
-	if s.Parsed+s.Skipped != s.Lines || s.Events != int64(len(tl.Events)) || s.Events < s.Parsed {
+	// A line may hold several attempts, so Events can exceed Parsed; a
+	// document format counts its structure lines as parsed, so there
+	// Events may also fall short of Parsed.
+	document := s.Format == "har" || s.Format == "otlp-json"
+	if s.Parsed+s.Skipped != s.Lines || s.Events != int64(len(tl.Events)) || (!document && s.Events < s.Parsed) {
 		t.Fatalf("accounting %+v with %d events", s, len(tl.Events))
 	}
 	for i, e := range tl.Events {

@@ -150,6 +150,9 @@ func read(r io.Reader, name string, opt Options, sizeHint int64) (*timeline.Time
 		t.Events = make([]timeline.Event, 0, min(sizeHint/150+16, 1<<22))
 	}
 	s := &t.Sources[0]
+	if dp, ok := p.(documentParser); ok {
+		return readDocument(br, name, dp, t)
+	}
 	mp, _ := p.(multiParser)
 	// emit hands a multiParser the next event slot, stamped with the line.
 	emit := func() *timeline.Event {
@@ -216,6 +219,28 @@ func read(r io.Reader, name string, opt Options, sizeHint int64) (*timeline.Time
 			continue
 		}
 		s.Parsed++
+	}
+	s.Events = int64(len(t.Events))
+	return t, nil
+}
+
+// readDocument reads a format that is one document, whole, up to
+// maxDocumentBytes.
+func readDocument(r io.Reader, name string, dp documentParser, t *timeline.Timeline) (*timeline.Timeline, error) {
+	doc, err := io.ReadAll(io.LimitReader(r, maxDocumentBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(doc) > maxDocumentBytes {
+		return nil, fmt.Errorf("%s: a %s file is read whole, and this one is over %d MiB", name, dp.format(), maxDocumentBytes>>20)
+	}
+	s := &t.Sources[0]
+	emit := func(line int64) *timeline.Event {
+		t.Events = append(t.Events, timeline.Event{Line: line})
+		return &t.Events[len(t.Events)-1]
+	}
+	if err := dp.parseDocument(doc, s, emit); err != nil {
+		return nil, fmt.Errorf("%s:%w", name, err)
 	}
 	s.Events = int64(len(t.Events))
 	return t, nil
@@ -348,7 +373,7 @@ func observerOf(format string) timeline.Observer {
 	switch name {
 	case "jsonl", "openai-node", "botocore", "openai-python", "aws-js-v3":
 		return timeline.ObserverSDK
-	case "k6", "vegeta", "vegeta-json", "vegeta-csv", "jmeter", "har", "otlp":
+	case "k6", "vegeta", "vegeta-json", "vegeta-csv", "jmeter", "har", "otlp", "otlp-json":
 		return timeline.ObserverClient
 	}
 	return timeline.ObserverProxy
@@ -361,7 +386,7 @@ type sniffer func(sample []sampledLine, opt Options, strs *interner) (lineParser
 // sniffers is the detection chain. JSON formats with keys of their own come
 // before sniffJSONL, which takes any file of JSON objects; text formats
 // with a fixed shape may go anywhere after it.
-var sniffers = slices.Concat([]sniffer{sniffAWSJS, sniffEnvoyJSON}, accessFormatSniffers, []sniffer{
+var sniffers = slices.Concat([]sniffer{sniffHAR, sniffOTLP, sniffAWSJS, sniffEnvoyJSON}, accessFormatSniffers, []sniffer{
 	sniffJSONL,
 	sniffOpenAINode,
 	sniffBotocore,
@@ -461,6 +486,14 @@ var formats = []formatEntry{
 		Detect: "JSON lines of @aws-sdk/middleware-logger records with $metadata",
 		Fields: []string{"start", "status", "outcome", "code", "request", "attempts", "route"}},
 		always(newAWSJSParser)},
+	{FormatInfo{Name: "otlp-json", Aliases: []string{"otlp"},
+		Detect: "half of the first 50 lines are JSON objects with resourceSpans (the OpenTelemetry collector's file exporter), or the input is one pretty-printed request: a first line '{' and a line opening with \"resourceSpans\"",
+		Fields: []string{"start", "end", "status", "outcome", "code", "retry_after", "route", "client", "task", "call", "request", "attempt"}},
+		openOTLP},
+	{FormatInfo{Name: "har",
+		Detect: "one JSON document whose first lines hold \"log\" and \"entries\" (HAR 1.2, read whole, up to 1 GiB)",
+		Fields: []string{"start", "end", "status", "outcome", "code", "retry_after", "route", "client", "task", "call", "request", "attempt", "max_attempts"}},
+		always(newHARParser)},
 }
 
 func init() {
@@ -574,10 +607,30 @@ func sniffApache(sample []sampledLine, _ Options, strs *interner) (lineParser, s
 
 func sniffEnvoy(sample []sampledLine, _ Options, strs *interner) (lineParser, string) {
 	p, err := pickLogFormat(sample, strs, []string{"default"}, compileEnvoyNamedOrCustom)
-	if err != nil {
+	if err == nil {
+		return p, ""
+	}
+	// "[ISO time] \"" opens Envoy's default line and no other format's, so
+	// a short log with a few damaged lines is still Envoy's when most of
+	// its lines parse.
+	shaped, ok := 0, 0
+	f, _ := compileEnvoyNamedOrCustom("default")
+	probe := newNginxParser(f, strs)
+	for _, l := range sample {
+		if end := bytes.Index(l.text, []byte(`] "`)); len(l.text) > 0 && l.text[0] == '[' && end > 0 {
+			if _, isTime := parseISOTime(l.text[1:end]); isTime {
+				shaped++
+			}
+		}
+		var e timeline.Event
+		if probe.parse(l.text, &e) == "" {
+			ok++
+		}
+	}
+	if shaped*10 < len(sample)*9 || ok*2 <= len(sample) {
 		return nil, err.Error()
 	}
-	return p, ""
+	return newNginxParser(f, strs), ""
 }
 
 // nginxCandidates are the named formats in detection order: most variables

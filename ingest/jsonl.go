@@ -229,11 +229,18 @@ func (p *jsonlParser) format() string { return "jsonl" }
 func (p *jsonlParser) first(f jsonField) (*jsonValue, slotRef) {
 	for _, r := range p.fields[f] {
 		v := &p.slots[r.slot]
-		if v.gen == p.gen && v.kind != jsonNull {
+		if v.gen == p.gen && v.kind != jsonNull && !unsetString(v) {
 			return v, r
 		}
 	}
 	return nil, slotRef{}
+}
+
+// unsetString reports "" and "-", which loggers write for a value they do
+// not have (nginx's escape=json writes "" for an unset variable): absent,
+// not malformed.
+func unsetString(v *jsonValue) bool {
+	return v.kind == jsonString && (len(v.b) == 0 || len(v.b) == 1 && v.b[0] == '-')
 }
 
 func (p *jsonlParser) parse(line []byte, e *timeline.Event) string {

@@ -34,6 +34,8 @@ type Attempt struct {
 	// Task is the task index (0-based), -1 for interactive calls.
 	Task         int
 	QueueAttempt int
+	// Seq is the interactive call's sequence number (Call.Seq); 0 for batch.
+	Seq int
 	// Retry is the SDK's retry count: attempt number - 1 within the call.
 	Retry  int
 	Status int
@@ -358,7 +360,7 @@ func (s *simulation) onAttemptArrival(at time.Duration, c *callState, id int32) 
 func (s *simulation) onAttemptResponse(at time.Duration, c *callState, id int32) {
 	a := Attempt{
 		Arrived: c.arrived, Logged: at, Kind: c.kind, Task: int(c.task),
-		QueueAttempt: int(c.queueAttempt), Retry: int(c.attempts - 1),
+		QueueAttempt: int(c.queueAttempt), Seq: int(c.seq), Retry: int(c.attempts - 1),
 		Status: int(c.status), RetryAfter: -1,
 	}
 	if c.status == 429 {

@@ -14,8 +14,8 @@ func newFormatsCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "formats",
 		Short: "List the input formats, how each is detected and the fields it fills",
-		Long: `Lists every input format stampede reads. Detection tries them in the order
-shown; --input-format NAME (or FILE=NAME for one file) skips detection.`,
+		Long: `Lists every input format stampede reads. Unless --input-format names one
+(NAME for every file, FILE=NAME for one), each file's first lines decide.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return writeFormats(cmd.OutOrStdout(), ingest.Formats())

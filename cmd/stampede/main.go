@@ -6,18 +6,21 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stampede/stampede"
+	"github.com/stampede/stampede/analyze"
 	"github.com/stampede/stampede/report"
 	"github.com/stampede/stampede/simulate"
 	"github.com/stampede/stampede/timeline"
@@ -27,10 +30,22 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := newRootCmd().ExecuteContext(ctx)
 	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "stampede:", err)
-		os.Exit(2)
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// exitCode maps a command's error to the documented exit status, printing
+// it: 1 when a --fail-on gate failed (the gates have said which), 2 for any
+// usage or input error.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitPass
 	}
+	fmt.Fprintln(stderr, "stampede:", err)
+	var gf *gateFailure
+	if errors.As(err, &gf) {
+		return exitGateFailed
+	}
+	return exitUsage
 }
 
 func newRootCmd() *cobra.Command {
@@ -46,7 +61,7 @@ waves.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newAnalyzeCmd(), newIngestCmd(), newSimulateCmd())
+	root.AddCommand(newAnalyzeCmd(), newCheckCmd(), newIngestCmd(), newSimulateCmd(), newFormatsCmd(), newManCmd())
 	return root
 }
 
@@ -66,7 +81,7 @@ func buildVersion() string {
 
 // inputFlags are shared by every command that reads logs.
 type inputFlags struct {
-	format     string
+	formats    []string
 	logFormat  string
 	fields     []string
 	classRules []string
@@ -74,29 +89,59 @@ type inputFlags struct {
 
 func (f *inputFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.format, "input-format", "auto", "input format of text logs: auto, nginx or jsonl")
-	fl.StringVar(&f.logFormat, "log-format", "", "nginx log_format definition, verbatim, or a built-in name (combined, main, retry, stampede); default: detected")
+	fl.StringArrayVar(&f.formats, "input-format", nil, "input format NAME for every file, or FILE=NAME for one file (repeatable; see 'stampede formats'); default: detected")
+	fl.StringVar(&f.logFormat, "log-format", "", "log format definition, verbatim (nginx log_format, Apache LogFormat or Envoy format string), or a built-in name (combined, main, retry, stampede); default: detected")
 	fl.StringArrayVar(&f.fields, "field", nil, "JSON-lines field mapping FIELD=KEY, e.g. start=start_time (repeatable)")
 	fl.StringArrayVar(&f.classRules, "class", nil, "traffic class rule CLASS=FIELD:SUBSTRING, e.g. batch=route:/batch/ (repeatable; first match wins)")
 }
 
+// config fills a Config; "FILE=NAME" formats apply to one file, a bare
+// NAME to all.
 func (f *inputFlags) config(args []string) stampede.Config {
-	return stampede.Config{
+	cfg := stampede.Config{
 		Inputs:     args,
-		Format:     f.format,
 		LogFormat:  f.logFormat,
 		Fields:     f.fields,
 		ClassRules: f.classRules,
 	}
+	for _, spec := range f.formats {
+		if file, name, ok := strings.Cut(spec, "="); ok {
+			if cfg.FileFormats == nil {
+				cfg.FileFormats = map[string]string{}
+			}
+			cfg.FileFormats[file] = name
+		} else {
+			cfg.Format = spec
+		}
+	}
+	return cfg
+}
+
+// analysisFlags tune the analyses; shared by analyze and check.
+type analysisFlags struct {
+	bin   time.Duration
+	seed  uint64
+	align bool
+}
+
+func (a *analysisFlags) register(cmd *cobra.Command) {
+	cmd.Flags().DurationVar(&a.bin, "bin", 0, "bin width of the wave analysis, e.g. 1s or 100ms (default: automatic)")
+	cmd.Flags().Uint64Var(&a.seed, "seed", 1, "seed of the significance test's surrogates")
+	cmd.Flags().BoolVar(&a.align, "align", false, "shift each log by its estimated clock offset from the access log before analysing")
+}
+
+func (a *analysisFlags) apply(cfg *stampede.Config) {
+	cfg.BinWidth = a.bin
+	cfg.Seed = a.seed
+	cfg.Align = a.align
 }
 
 type analyzeOptions struct {
 	inputs inputFlags
+	gates  gateFlags
+	analysisFlags
 	format string
 	output string
-	bin    time.Duration
-	seed   uint64
-	align  bool
 }
 
 func newAnalyzeCmd() *cobra.Command {
@@ -106,6 +151,7 @@ func newAnalyzeCmd() *cobra.Command {
 		Short: "Analyse incident logs and report the findings",
 		Example: `  stampede analyze testdata/seed-incident
   stampede analyze access.log calls.jsonl --format markdown -o incident.md
+  stampede analyze testdata/seed-incident --format html -o incident.html
   stampede analyze timeline.parquet --format json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -113,29 +159,58 @@ func newAnalyzeCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cfg := o.inputs.config(args)
-			cfg.BinWidth = o.bin
-			cfg.Seed = o.seed
-			cfg.Align = o.align
-			if err := checkOutput(o.output, args); err != nil {
-				return err
-			}
-			res, err := stampede.Analyze(cmd.Context(), cfg)
+			rules, err := o.gates.rules()
 			if err != nil {
 				return err
 			}
-			return writeOutput(o.output, cmd.OutOrStdout(), func(w io.Writer) error {
-				return report.Render(w, res, format)
-			})
+			cfg := o.inputs.config(args)
+			o.analysisFlags.apply(&cfg)
+			if err := checkOutput(o.output, args); err != nil {
+				return err
+			}
+			res, opts, err := analyzeForReport(cmd.Context(), cfg, format)
+			if err != nil {
+				return err
+			}
+			if o.output == "" {
+				out := cmd.OutOrStdout()
+				opts.Colour = report.UseColour(out)
+				err = report.RenderWith(out, res, format, opts)
+			} else {
+				// A file report may bring files of its own: Markdown's charts.
+				err = report.WriteFile(o.output, res, format, opts)
+			}
+			if err != nil {
+				return err
+			}
+			// Gate lines go to stderr: stdout holds the report.
+			return o.gates.apply(cmd.ErrOrStderr(), rules, res, args)
 		},
 	}
 	o.inputs.register(cmd)
-	cmd.Flags().StringVar(&o.format, "format", "table", "report format: table, markdown or json")
+	cmd.Flags().StringVar(&o.format, "format", "table", "report format: table, markdown (with -o: PNG charts beside it), json or html (self-contained, inline SVG charts)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write the report to FILE instead of standard output")
-	cmd.Flags().DurationVar(&o.bin, "bin", 0, "bin width of the wave analysis, e.g. 1s or 100ms (default: automatic)")
-	cmd.Flags().Uint64Var(&o.seed, "seed", 1, "seed of the significance test's surrogates")
-	cmd.Flags().BoolVar(&o.align, "align", false, "shift each log by its estimated clock offset from the access log before analysing")
+	o.analysisFlags.register(cmd)
+	o.gates.register(cmd)
 	return cmd
+}
+
+// analyzeForReport runs the analyses; for the formats with charts it keeps
+// the timeline long enough to count attempts per second, which the result
+// does not carry.
+func analyzeForReport(ctx context.Context, cfg stampede.Config, f report.Format) (*analyze.Result, report.Options, error) {
+	if f != report.FormatMarkdown && f != report.FormatHTML {
+		res, err := stampede.Analyze(ctx, cfg)
+		return res, report.Options{}, err
+	}
+	tl, err := stampede.Ingest(ctx, cfg)
+	if err != nil {
+		return nil, report.Options{}, err
+	}
+	// The same options stampede.Analyze passes.
+	res := analyze.Run(tl, analyze.Options{BinWidth: cfg.BinWidth, Seed: cfg.Seed, Align: cfg.Align})
+	series := report.Series{Rate: report.RateSeries(tl, res), RateByClass: report.RateSeriesByClass(tl, res)}
+	return res, report.Options{Series: series}, nil
 }
 
 type ingestOptions struct {

@@ -69,6 +69,27 @@ func TestCommands(t *testing.T) {
 		{name: "unwritable output", args: []string{"analyze", incident, "-o", filepath.Join(tmp, "no", "such", "dir", "r.md")}, wantErr: "cannot write output"},
 		{name: "ingest needs -o", args: []string{"ingest", incident}, wantErr: "-o FILE"},
 		{name: "simulate needs a scenario", args: []string{"simulate", "-o", tmp}, wantErr: "--scenario"},
+		{
+			name: "formats lists every format",
+			args: []string{"formats"},
+			check: func(t *testing.T, stdout string) {
+				for _, want := range []string{"nginx\n", "apache\n", "envoy-json\n", "otlp-json (otlp)\n", "har\n", "botocore\n", "k6\n", "detected when:", "fills:"} {
+					if !strings.Contains(stdout, want) {
+						t.Errorf("formats output lacks %q", want)
+					}
+				}
+			},
+		},
+		{
+			name: "one file's format forced",
+			args: []string{"analyze", filepath.Join(incident, "access.log"), "--input-format", filepath.Join(incident, "access.log") + "=nginx", "--format", "json"},
+			check: func(t *testing.T, stdout string) {
+				if !strings.Contains(stdout, `"format": "nginx:stampede"`) {
+					t.Errorf("forced nginx format not used")
+				}
+			},
+		},
+		{name: "unknown forced format", args: []string{"analyze", incident, "--input-format", "csv"}, wantErr: `unknown format "csv"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,140 @@
+package ingest
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDetectEveryExample reads every example log under testdata/ingest
+// with detection on and checks the format it picks. A custom format's
+// definition sits beside its log as a .conf file and is passed as
+// LogFormat, whose language is recognised from its text, as a user would.
+// A new example file fails the test until it is listed here.
+func TestDetectEveryExample(t *testing.T) {
+	want := map[string]string{
+		"alb/alb.log":                      "alb",
+		"apache/common.log":                "apache:common",
+		"apache/timed.log":                 "apache:custom",
+		"apigateway/access-clf.log":        "apigateway-clf",
+		"apigateway/access.json":           "apigateway-json",
+		"app.jsonl":                        "jsonl",
+		"botocore-access.log":              "nginx:retry",
+		"botocore-access_combined.log":     "nginx:combined",
+		"botocore-calls.jsonl":             "jsonl",
+		"caddy/access.log":                 "caddy",
+		"envoy/access.json":                "envoy-json",
+		"envoy/default.log":                "envoy:default",
+		"envoy/retries.log":                "envoy:custom",
+		"har/session.har":                  "har",
+		"jmeter/results.jtl":               "jmeter",
+		"k6/results.json":                  "k6",
+		"nginx-json/access.jsonl":          "jsonl",
+		"no-throttle-access.log":           "nginx:retry",
+		"no-throttle-calls.jsonl":          "jsonl",
+		"otlp/traces.jsonl":                "otlp-json",
+		"otlp/request.json":                "otlp-json",
+		"sdk/aws-js-v3/calls.jsonl":        "aws-js-v3",
+		"sdk/botocore/legacy-adaptive.log": "botocore",
+		"sdk/botocore/standard.log":        "botocore",
+		"sdk/openai-node/no-throttle.log":  "openai-node",
+		"sdk/openai-node/retries.log":      "openai-node",
+		"sdk/openai-python/retries.log":    "openai-python",
+		"stampede.log":                     "nginx:stampede",
+		"timed.log":                        "nginx:custom",
+		"traefik/access.json":              "traefik-json",
+		"traefik/access.log":               "traefik-clf",
+		"vegeta/results.csv":               "vegeta-csv",
+		"vegeta/results.json":              "vegeta-json",
+	}
+	// The .conf beside a log, by log.
+	confs := map[string]string{
+		"apache/timed.log":  "apache/timed.conf",
+		"envoy/retries.log": "envoy/retries.conf",
+		"timed.log":         "timed.conf",
+	}
+	// JSONL field mappings, by log: nginx's escape=json log names its
+	// keys after its variables.
+	mappings := map[string][]string{
+		"nginx-json/access.jsonl": {"start=msec", "route=uri", "client=ua", "request=rid"},
+	}
+	root := filepath.Join("..", "testdata", "ingest")
+	seen := map[string]bool{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		switch {
+		case d.IsDir() && d.Name() == "golden":
+			return filepath.SkipDir
+		case d.IsDir(), strings.HasSuffix(rel, ".md"), strings.HasSuffix(rel, ".golden"), strings.HasSuffix(rel, ".conf"):
+			return nil
+		}
+		seen[rel] = true
+		t.Run(rel, func(t *testing.T) {
+			format, ok := want[rel]
+			if !ok {
+				t.Fatalf("no expected format for %s: add it to the table", rel)
+			}
+			var opt Options
+			if conf, ok := confs[rel]; ok {
+				def, err := os.ReadFile(filepath.Join(root, conf))
+				if err != nil {
+					t.Fatal(err)
+				}
+				opt.LogFormat = string(def)
+			}
+			if fields, ok := mappings[rel]; ok {
+				m, err := ParseFieldMapping(fields)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opt.Fields = m
+			}
+			tl, err := ReadFile(path, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tl.Sources[0].Format; got != format {
+				t.Errorf("detected %s, want %s", got, format)
+			}
+			if s := tl.Sources[0]; s.Events == 0 {
+				t.Errorf("no events: %+v", s)
+			}
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rel := range want {
+		if !seen[rel] {
+			t.Errorf("%s is listed but not under testdata/ingest", rel)
+		}
+	}
+}
+
+// TestDetectUnknownListsEveryCandidate checks that input no format claims
+// gives an error naming every format that was tried, with why it said no.
+func TestDetectUnknownListsEveryCandidate(t *testing.T) {
+	_, err := Read(strings.NewReader("hello world\nthis is not a log\n"), "notes.txt", Options{})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "notes.txt: cannot detect the format; tried ") {
+		t.Errorf("error %q", msg)
+	}
+	for _, f := range Formats() {
+		if !strings.Contains(msg, f.Name) {
+			t.Errorf("error does not name %s: %s", f.Name, msg)
+		}
+	}
+	if n := strings.Count(msg, "; ") + 1; n < len(sniffers) {
+		t.Errorf("%d reasons for %d sniffers: %s", n, len(sniffers), msg)
+	}
+}
