@@ -257,6 +257,10 @@ func harmonicScore(r []float64, lag, maxLag int) float64 {
 // multiples 2P, 4P, 6P also line up) never displaces P.
 const tieTolerance = 0.85
 
+// subharmonicFloor: a shorter near-tie wins only if its own ACF peak is at
+// least this share of the best-scoring candidate's.
+const subharmonicFloor = 0.7
+
 // choosePeriod picks the lag that best explains the ACF as a repeat, or -1.
 func choosePeriod(r []float64, minLag, maxLag int) (best peakCandidate, ok bool) {
 	cands := localMaxima(r, minLag, maxLag)
@@ -264,15 +268,20 @@ func choosePeriod(r []float64, minLag, maxLag int) (best peakCandidate, ok bool)
 		return peakCandidate{}, false
 	}
 	top := math.Inf(-1)
+	var topACF float64
 	for i := range cands {
 		cands[i].score = harmonicScore(r, cands[i].lag, len(r)-1)
-		top = max(top, cands[i].score)
+		if cands[i].score > top {
+			top, topACF = cands[i].score, cands[i].acf
+		}
 	}
 	if top <= 0 {
 		return peakCandidate{}, false
 	}
 	for _, c := range cands {
-		if c.score >= tieTolerance*top {
+		// A fraction P/k of the true period borrows P's value into its
+		// harmonic score; it must stand as a repeat of its own too.
+		if c.score >= tieTolerance*top && c.acf >= subharmonicFloor*topACF {
 			return c, true
 		}
 	}

@@ -137,7 +137,7 @@ func TestRefinePeriodSkipsStrayBursts(t *testing.T) {
 	for _, s := range []float64{0, 10.2, 20.4, 35, 40.8, 61.2, 71.4} {
 		c = append(c, s*1e9)
 	}
-	if got, onGrid := refinePeriod(10, c); math.Abs(got-10.2) > 1e-6 || onGrid != 6 {
+	if got, onGrid := refinePeriod(10, 0.1, c); math.Abs(got-10.2) > 1e-6 || onGrid != 6 {
 		t.Errorf("refined period %v with %d waves on the grid, want 10.2 and 6", got, onGrid)
 	}
 }
@@ -157,5 +157,88 @@ func TestFFTSize(t *testing.T) {
 		if r != 1 {
 			t.Fatalf("fftSize(%d) = %d has a prime factor above 5", n, m)
 		}
+	}
+}
+
+// TestChoosePeriodIgnoresFractions: P/3 borrows P's ACF into its harmonic
+// score (its third multiple is P), but with a weak peak of its own it must
+// not displace P.
+func TestChoosePeriodIgnoresFractions(t *testing.T) {
+	r := make([]float64, 400)
+	r[0] = 1
+	bump := func(lag int, v float64) {
+		r[lag-1], r[lag], r[lag+1] = v/2, v, v/2
+	}
+	bump(20, 0.3)  // P/3
+	bump(40, 0.3)  // 2P/3
+	bump(60, 0.8)  // P
+	bump(120, 0.5) // 2P
+	bump(180, 0.3) // 3P
+	got, ok := choosePeriod(r, 5, 199)
+	if !ok || got.lag != 60 {
+		t.Fatalf("chose lag %d (ok %v), want 60", got.lag, ok)
+	}
+}
+
+func TestPeriodSlots(t *testing.T) {
+	s := func(secs ...float64) []float64 {
+		out := make([]float64, len(secs))
+		for i, v := range secs {
+			out[i] = v * 1e9
+		}
+		return out
+	}
+	tests := []struct {
+		name    string
+		centres []float64
+		period  float64
+		want    int
+	}{
+		{"one burst per period", s(0, 60, 120, 180), 60, 4},
+		{"two attempts per wave", s(0, 12, 60, 72, 120, 132), 60, 3},
+		{"first wave's attempt slightly early", s(0, 59, 118), 60, 3},
+		{"random bursts", s(0, 10, 25, 100, 230), 60, 3},
+		{"empty", nil, 60, 0},
+	}
+	for _, tc := range tests {
+		if got := periodSlots(tc.centres, tc.period); got != tc.want {
+			t.Errorf("%s: %d slots, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestDecimate(t *testing.T) {
+	got := decimate([]float64{0, 1, 2, 3, 4, 5, 6}, 3)
+	want := []float64{0, 3, 6}
+	if len(got) != len(want) {
+		t.Fatalf("decimate = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("decimate = %v, want %v", got, want)
+		}
+	}
+	if x := []float64{1, 2}; &decimate(x, 1)[0] != &x[0] {
+		t.Error("step 1 should return the input unchanged")
+	}
+}
+
+// TestProjectDecay: exact geometric sizes give a zero-width interval and
+// the wave at which the fitted size drops below one call; noisy sizes widen
+// the interval around the ratio; growth projects nothing.
+func TestProjectDecay(t *testing.T) {
+	exact := projectDecay([]float64{256, 128, 64, 32})
+	if math.Abs(exact.low-0.5) > 1e-9 || math.Abs(exact.high-0.5) > 1e-9 || exact.waves != 9 {
+		t.Errorf("exact halving: %+v, want ratio 0.5 ± 0 and 9 waves (256 down to 1)", exact)
+	}
+	noisy := projectDecay([]float64{300, 170, 110, 48, 33, 14})
+	if !(noisy.low < noisy.high && noisy.low < 0.6 && noisy.high > 0.5 && noisy.high < 1 && noisy.waves >= 6) {
+		t.Errorf("noisy decay: %+v", noisy)
+	}
+	if g := projectDecay([]float64{10, 12, 15, 20}); g.waves != 0 {
+		t.Errorf("growing waves projected to end: %+v", g)
+	}
+	if g := projectDecay([]float64{10, 5}); g.high != 0 {
+		t.Errorf("two waves gave an interval: %+v", g)
 	}
 }

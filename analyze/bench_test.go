@@ -29,6 +29,31 @@ func BenchmarkFindWaves(b *testing.B) {
 	b.ReportMetric(float64(bins)*float64(b.N)/b.Elapsed().Seconds(), "bins/s")
 }
 
+// dayNested is a million 100 ms bins of waves seen on the wire only, each
+// a comb of three attempts 12 s apart: the worst case, where the detector
+// must find the comb and then the requeue period it nests in.
+var dayNested = sync.OnceValue(func() *timeline.Timeline {
+	return incident{sizes: geometric(300, 0.9995, 1150), width: 2 * time.Second, requeue: 66 * time.Second,
+		attempts: 3, retryAfter: 12 * time.Second, attemptTime: 100 * time.Millisecond, background: 0.5,
+		wireOnly: true, seed: 10}.build()
+})
+
+// BenchmarkFindWavesNested is the period and comb search over a million bins.
+func BenchmarkFindWavesNested(b *testing.B) {
+	j := buildJoins(dayNested())
+	bins := len(binSeries(pickSeries(j).times, int64(100*time.Millisecond)).counts)
+	if bins < 1_000_000 {
+		b.Fatalf("%d bins, want at least a million", bins)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if w := findWaves(j, Options{Seed: 1}); !w.Periodic || w.IntraWaveSpacing == 0 {
+			b.Fatalf("periodic %v, period %v, comb %v", w.Periodic, w.Period, w.IntraWaveSpacing)
+		}
+	}
+	b.ReportMetric(float64(bins)*float64(b.N)/b.Elapsed().Seconds(), "bins/s")
+}
+
 // BenchmarkRun is every analysis, joins included.
 func BenchmarkRun(b *testing.B) {
 	tl := dayLong()

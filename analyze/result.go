@@ -7,7 +7,7 @@ import "time"
 
 // SchemaVersion is the version of the JSON result schema (docs/result-schema.md).
 // Bump the minor for additions, the major for renames or removals.
-const SchemaVersion = "1.1"
+const SchemaVersion = "1.2"
 
 // Result is everything stampede concludes about one incident.
 type Result struct {
@@ -162,8 +162,11 @@ type Waves struct {
 	BinWidth float64 `json:"bin_width_s"`
 	Bins     int     `json:"bins"`
 	// MinLag is the shortest period that was considered.
-	MinLag   float64 `json:"min_lag_s"`
-	Periodic bool    `json:"periodic"`
+	MinLag float64 `json:"min_lag_s"`
+	// MinRepeats is the fewest waves that must sit on the period's grid
+	// (and at least half of all bursts) for the period to be reported.
+	MinRepeats int  `json:"min_repeats,omitempty"`
+	Periodic   bool `json:"periodic"`
 	// Period is set only when Periodic.
 	Period float64 `json:"period_s,omitempty"`
 	// BestLag is the strongest candidate repeat, reported even when it is
@@ -183,6 +186,15 @@ type Waves struct {
 	// DecayRatio is the fitted geometric ratio of successive wave sizes.
 	DecayRatio float64 `json:"decay_ratio,omitempty"`
 	DecayR2    float64 `json:"decay_r2,omitempty"`
+	// DecayLow and DecayHigh bound DecayRatio with 95% confidence.
+	DecayLow  float64 `json:"decay_ratio_low,omitempty"`
+	DecayHigh float64 `json:"decay_ratio_high,omitempty"`
+	// ProjectedWaves is how many waves in all the decay fit predicts before
+	// a wave holds less than one call; 0 when even the upper bound of the
+	// ratio does not decay.
+	ProjectedWaves int `json:"projected_waves,omitempty"`
+	// ProjectedEnd is when the last projected wave is due (periodic only).
+	ProjectedEnd *time.Time `json:"projected_end,omitempty"`
 	// BurstsStopped is when the last wave ended.
 	BurstsStopped *time.Time `json:"bursts_stopped,omitempty"`
 	// Delays are the measured gaps per retry layer.

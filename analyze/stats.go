@@ -3,6 +3,8 @@ package analyze
 import (
 	"math"
 	"sort"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // percentileSorted is the p-quantile (0..1) of ascending values by linear
@@ -109,3 +111,50 @@ func ratio(num, den float64) float64 {
 }
 
 func seconds(ns int64) float64 { return float64(ns) / 1e9 }
+
+// decayProjection is the geometric fit of wave sizes with its confidence.
+type decayProjection struct {
+	// low, high bound the ratio with 95% confidence (Student t on the
+	// slope of log size against wave index).
+	low, high float64
+	// waves is how many waves the fit predicts in all before a wave holds
+	// less than one call; 0 when the upper bound does not decay.
+	waves int
+}
+
+// projectDecay fits log(size) = a + b·i and projects when the waves end.
+func projectDecay(sizes []float64) decayProjection {
+	var x, y []float64
+	for i, s := range sizes {
+		if s > 0 {
+			x = append(x, float64(i))
+			y = append(y, math.Log(s))
+		}
+	}
+	var p decayProjection
+	if len(x) < 3 {
+		return p
+	}
+	a, b, _ := lineFit(x, y)
+	var mx float64
+	for _, v := range x {
+		mx += v
+	}
+	mx /= float64(len(x))
+	var sse, sxx float64
+	for i := range x {
+		e := y[i] - (a + b*x[i])
+		sse += e * e
+		sxx += (x[i] - mx) * (x[i] - mx)
+	}
+	df := float64(len(x) - 2)
+	se := math.Sqrt(sse / df / sxx)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.975)
+	p.low, p.high = math.Exp(b-t*se), math.Exp(b+t*se)
+	if b < 0 && p.high < 1 {
+		// The fitted size a + b·i reaches log(1) = 0 at i = -a/b.
+		p.waves = int(math.Floor(-a/b)) + 1
+		p.waves = max(p.waves, len(sizes))
+	}
+	return p
+}

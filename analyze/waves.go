@@ -197,7 +197,10 @@ func detectPeriod(counts []float64, minLag int, seed uint64) periodResult {
 	for i, c := range counts {
 		root[i] = math.Sqrt(c)
 	}
-	smooth := max(1, minLag/4)
+	// At least two bins: a period that is not a whole number of bins puts
+	// successive waves alternately k and k+1 bins apart, which splits the
+	// ACF peak between two lags unless each wave covers two bins.
+	smooth := max(2, minLag/4)
 	prepare := func(x []float64) []float64 { return centre(boxSmooth(x, smooth)) }
 	maxLag := n / 2
 	if n < 4 || maxLag <= minLag {
@@ -218,21 +221,93 @@ func detectPeriod(counts []float64, minLag int, seed uint64) periodResult {
 		surrogates = 19
 	}
 	pr.threshold = surrogateThreshold(root, prepare, minLag, maxLag, surrogates, seed)
+	if outer, ok := outerPeriod(root, r, best.lag, pr.threshold, n, surrogates, seed); ok {
+		// The chosen lag is the retry comb inside each wave; the waves
+		// themselves repeat at the outer period.
+		pr.intraSpacing = pr.lag
+		pr.lag, pr.acf, pr.threshold = outer.lag, outer.acf, outer.threshold
+		return pr
+	}
 	pr.intraSpacing = combSpacing(r, minLag, best.lag, pr.threshold)
 	return pr
 }
 
+// outerPeriod looks for a longer repeat that the lag inner nests in: a
+// retry-after comb of three or four attempts repeats at c, 2c and 3c, which
+// passes the harmonic test and can outscore the requeue period when the
+// waves decay fast. Smoothing over the comb's spacing merges each wave's
+// attempts into one hump, so the waves' own period becomes the ACF's hill.
+// It counts only if it clears its own surrogate threshold and is not just a
+// further multiple of inner (then inner is the period: the ACF stays high
+// at every multiple between).
+func outerPeriod(root, r []float64, inner int, innerThreshold float64, n, surrogates int, seed uint64) (periodResult, bool) {
+	var pr periodResult
+	minLag := 2*inner + 1
+	maxLag := n / 2
+	if maxLag <= minLag {
+		return pr, false
+	}
+	smooth := inner
+	prepare := func(x []float64) []float64 { return centre(boxSmooth(x, smooth)) }
+	// Smoothed over inner bins, the series holds nothing finer than that:
+	// every step-th bin keeps the ACF at the lags searched (at least
+	// 2 x inner) and makes the search step times cheaper.
+	step := max(1, smooth/4)
+	dec := decimate(boxSmooth(root, smooth), step)
+	nd := len(dec)
+	minLagD, maxLagD := (minLag+step-1)/step, nd/2
+	if maxLagD <= minLagD {
+		return pr, false
+	}
+	resid, _ := removeBaseline(dec, min(nd, max(nd/8, 8*minLagD)))
+	r2 := newACFEngine(nd).acf(resid)
+	best, ok := choosePeriod(r2, minLagD, maxLagD)
+	if !ok {
+		return pr, false
+	}
+	coarse := best.lag * step
+	if isSubharmonic(r, inner, coarse, innerThreshold) {
+		return pr, false
+	}
+	threshold := surrogateThreshold(root, prepare, minLag, maxLag, surrogates, seed^0x0e7e)
+	if r2[best.lag] <= threshold {
+		return pr, false
+	}
+	// Smoothing blurs the peak; on the raw ACF every attempt of one wave
+	// lines up with its counterpart in the next only at the exact period.
+	lag := coarse
+	reach := inner/2 + step
+	for k := max(1, coarse-reach); k <= coarse+reach && k+1 < len(r); k++ {
+		if r[k] > r[lag] {
+			lag = k
+		}
+	}
+	return periodResult{found: true, lag: parabolicPeak(r, lag), acf: r2[best.lag], threshold: threshold}, true
+}
+
+// decimate keeps every step-th value.
+func decimate(x []float64, step int) []float64 {
+	if step <= 1 {
+		return x
+	}
+	out := make([]float64, 0, len(x)/step+1)
+	for i := 0; i < len(x); i += step {
+		out = append(out, x[i])
+	}
+	return out
+}
+
 // combSpacing is the strongest ACF peak between minLag and half the period
-// that is not a harmonic of it (the retry spacing inside each wave), if it clears
-// the surrogate threshold.
+// (the retry spacing inside each wave), if it clears the surrogate
+// threshold. A fraction P/k of the period that really were the period would
+// have been chosen as the period already (choosePeriod prefers the shortest
+// near-tie), so a peak there is a comb that divides the period by
+// coincidence (84 s = 7 x 12 s).
 func combSpacing(r []float64, minLag, period int, threshold float64) float64 {
 	var best peakCandidate
 	// Above half the period sit the period's own shoulders and its
 	// combinations with the comb (P-c, P-2c), which are not a new spacing.
 	for _, c := range localMaxima(r, minLag, period/2) {
-		if isSubharmonic(r, c.lag, period, threshold) {
-			continue
-		}
 		if c.acf > best.acf {
 			best = c
 		}
@@ -382,6 +457,7 @@ func findWaves(j *joins, opt Options) Waves {
 	}
 	minLagBins := int((minLag + bw - 1) / bw)
 	w.MinLag = float64(minLagBins) * seconds(bw)
+	w.MinRepeats = minRepeats
 
 	// A series too short for any period still gets its bursts counted.
 	pr := detectPeriod(b.counts, minLagBins, opt.Seed)
@@ -407,10 +483,18 @@ func findWaves(j *joins, opt Options) Waves {
 	bursts, level := findBursts(b.counts, min(block, len(b.counts)), smooth, mergeGap)
 	var centres []float64
 	addWave := func(arrivals []int64, bg float64) {
-		p5, p50, p95 := quantileTimes(arrivals, 0.05), quantileTimes(arrivals, 0.5), quantileTimes(arrivals, 0.95)
+		p5, p95 := quantileTimes(arrivals, 0.05), quantileTimes(arrivals, 0.95)
+		// The mean, not the median, places the wave on the period's grid:
+		// a wave of several retry-after attempts is multimodal, and its
+		// median jumps from one attempt's cluster to the next.
+		var sum float64
+		for _, t := range arrivals {
+			sum += float64(t - arrivals[0])
+		}
+		mean := float64(arrivals[0]) + sum/float64(len(arrivals))
 		size := int64(len(arrivals)) - int64(math.Round(bg))
 		w.Waves = append(w.Waves, Wave{Start: time.Unix(0, p5).UTC(), Width: seconds(p95 - p5), Size: size})
-		centres = append(centres, float64(p50))
+		centres = append(centres, mean)
 		stop := time.Unix(0, arrivals[len(arrivals)-1]).UTC()
 		w.BurstsStopped = &stop
 	}
@@ -428,9 +512,17 @@ func findWaves(j *joins, opt Options) Waves {
 
 	if pr.found {
 		var onGrid int
-		w.BestLag, onGrid = refinePeriod(periodBins*seconds(bw), centres)
+		w.BestLag, onGrid = refinePeriod(periodBins*seconds(bw), seconds(bw), centres)
 		// Three waves at the period, not just three bursts anywhere.
-		w.Periodic = pr.acf > pr.threshold && onGrid >= 3
+		// Most bursts on it, too: bursts at random times make ACF peaks
+		// at random lags, and a few of them always fall on some grid.
+		bursts := len(centres)
+		if pr.intraSpacing > 0 {
+			// A wave whose retry-after attempts stand apart is several
+			// bursts in one period slot, only one of them on the grid.
+			bursts = periodSlots(centres, w.BestLag)
+		}
+		w.Periodic = pr.acf > pr.threshold && onGrid >= minRepeats && 2*onGrid >= bursts
 		if w.Periodic {
 			w.Period = w.BestLag
 			w.IntraWaveSpacing = pr.intraSpacing * seconds(bw)
@@ -443,6 +535,9 @@ func findWaves(j *joins, opt Options) Waves {
 				// due: a narrow window keeps the expected background tiny.
 				due := int64(centres[len(centres)-1] + w.Period*1e9)
 				half := max(int64(2*w.Waves[len(w.Waves)-1].Width*1e9), int64(w.Period*1e9/40), 2*bw)
+				// Never wider than a quarter period: a window reaching back
+				// into the wave just found would find it again.
+				half = min(half, int64(w.Period*1e9/4))
 				arrivals := between(s.times, due-half, due+half)
 				bins := int((due + half - (due - half)) / bw)
 				lambda := level[min(len(level)-1, max(0, int((due-b.t0)/bw)))] * float64(bins)
@@ -460,12 +555,35 @@ func findWaves(j *joins, opt Options) Waves {
 			sizes[i] = float64(wv.Size)
 		}
 		w.DecayRatio, w.DecayR2 = geometricFit(sizes)
+		proj := projectDecay(sizes)
+		w.DecayLow, w.DecayHigh, w.ProjectedWaves = proj.low, proj.high, proj.waves
+		if w.Periodic && proj.waves > 0 {
+			end := w.Waves[0].Start.Add(time.Duration(float64(proj.waves-1) * w.Period * 1e9))
+			w.ProjectedEnd = &end
+		}
 	}
 	if w.Periodic {
 		w.Suspects = explainPeriod(j, w.Period, w.Delays)
 	}
 	return w
 }
+
+// periodSlots counts the distinct periods, counted from the first centre,
+// that hold at least one centre.
+func periodSlots(centresNs []float64, period float64) int {
+	if len(centresNs) == 0 || period <= 0 {
+		return len(centresNs)
+	}
+	slots := map[int64]bool{}
+	for _, c := range centresNs {
+		// The first wave's own attempts may sit a little before its centre.
+		slots[int64(math.Floor((c-centresNs[0])/1e9/period+gridTolerance))] = true
+	}
+	return len(slots)
+}
+
+// minRepeats is the fewest waves on the period's grid that make it a period.
+const minRepeats = 3
 
 // between returns the ascending times in [lo, hi).
 func between(times []int64, lo, hi int64) []int64 {
@@ -482,13 +600,21 @@ func quantileTimes(ts []int64, q float64) int64 {
 	return ts[int(math.Round(q*float64(len(ts)-1)))]
 }
 
+// gridTolerance is how far, as a share of the period, a wave centre may sit
+// from the period's grid. A fixed delay keeps waves far closer than this;
+// bursts at random times land within a loose tolerance of some grid too
+// often.
+const gridTolerance = 0.06
+
 // refinePeriod replaces the ACF period (quantised to bins) by the
 // least-squares slope of wave centres against their index, where a missed
 // wave advances the index by the number of periods elapsed. The centres are
 // not quantised, so the slope is sharper than one bin.
 //
 // It also returns how many waves sit on the period's grid.
-func refinePeriod(acfPeriod float64, centresNs []float64) (float64, int) {
+func refinePeriod(acfPeriod, binWidth float64, centresNs []float64) (float64, int) {
+	// Timestamps truncated to the bin put a centre up to a bin off.
+	tol := max(gridTolerance*acfPeriod, 1.5*binWidth)
 	if len(centresNs) < 3 || acfPeriod <= 0 {
 		return acfPeriod, len(centresNs)
 	}
@@ -500,7 +626,7 @@ func refinePeriod(acfPeriod float64, centresNs []float64) (float64, int) {
 		c := centresNs[i] / 1e9
 		d := c - last
 		k := math.Round(d / acfPeriod)
-		if k < 1 || math.Abs(d-k*acfPeriod) > 0.25*acfPeriod {
+		if k < 1 || math.Abs(d-k*acfPeriod) > tol {
 			// Not on the period's grid (a stray burst): leave it out of the fit.
 			continue
 		}

@@ -33,6 +33,12 @@ func TestFindWavesSynthetic(t *testing.T) {
 			periodic: true, waves: 8, decay: 0.7, comb: 12.1,
 		},
 		{
+			name: "wire only: a four-attempt comb outscores the fast-decaying requeue period",
+			in: incident{sizes: geometric(300, 0.5, 6), width: time.Second, requeue: 70 * time.Second,
+				attempts: 4, retryAfter: 20 * time.Second, attemptTime: 100 * time.Millisecond, background: 0.2, wireOnly: true, seed: 8},
+			periodic: true, waves: 6, comb: 20.1,
+		},
+		{
 			name: "botocore-like: 10 s requeue, whole-second timestamps, 2 req/s background",
 			in: incident{sizes: botocoreSizes, width: 600 * time.Millisecond, requeue: 10 * time.Second,
 				attempts: 1, attemptTime: 150 * time.Millisecond, background: 2, wholeSeconds: true, seed: 3},

@@ -1,0 +1,424 @@
+package analyze
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stampede/stampede/timeline"
+)
+
+// accuracyTraces sets how many labelled traces TestAccuracy scores; the
+// default keeps the test a few seconds long. STAMPEDE_ACCURACY_TRACES in the
+// environment overrides it too, for runs through scripts.
+var accuracyTraces = flag.Int("accuracy.traces", 320, "labelled traces scored by TestAccuracy")
+
+// labelled is a synthetic trace with the answer a period detector should
+// give.
+type labelled struct {
+	kind string // "periodic" or the aperiodic family
+	tl   *timeline.Timeline
+	// period is the true wave period in seconds, 0 when aperiodic.
+	period float64
+	// waves is how many waves hold at least minTruthWave calls: a wave of
+	// one call cannot be told from background.
+	waves int
+	// comb is the retry-after spacing inside each wave when the detector
+	// can see it (attempts binned, spacing above the minimum lag and at
+	// least twice the wave width), else 0.
+	comb float64
+	// bin is the bin width the trace's timestamp resolution implies; the
+	// period tolerance is never finer than one bin.
+	bin  float64
+	desc string
+}
+
+const minTruthWave = 5
+
+// aperiodicKinds are the families of traces with no period.
+var aperiodicKinds = []string{"full-jitter backoff", "random bursts", "steady poisson", "ramp"}
+
+// labelledTrace draws trace i of the benchmark: three in five periodic, the
+// rest spread over the aperiodic families. The same i always gives the same
+// trace.
+func labelledTrace(i int) labelled {
+	rng := rand.New(rand.NewPCG(uint64(i), 0xacc))
+	if i%5 < 3 {
+		return periodicTrace(rng, uint64(i))
+	}
+	kind := aperiodicKinds[(i/5*2+i%5-3)%len(aperiodicKinds)]
+	return aperiodicTrace(rng, kind, uint64(i))
+}
+
+func uniform(rng *rand.Rand, lo, hi float64) float64 { return lo + rng.Float64()*(hi-lo) }
+
+func logUniform(rng *rand.Rand, lo, hi float64) float64 {
+	return math.Exp(uniform(rng, math.Log(lo), math.Log(hi)))
+}
+
+func secs2d(s float64) time.Duration { return time.Duration(s * 1e9) }
+
+// periodicTrace is an incident with a fixed requeue delay: period 5–300 s,
+// 3–15 waves decaying by 0.4–1.0, varied width, background and timestamp
+// resolution, small requeue jitter and, in two traces of five, a nested
+// retry-after comb seen on the wire.
+func periodicTrace(rng *rand.Rand, seed uint64) labelled {
+	period := logUniform(rng, 5, 300)
+	n := 3 + rng.IntN(13)
+	decay := uniform(rng, 0.4, 1.0)
+	first := logUniform(rng, 40, 600)
+	in := incident{sizes: geometric(first, decay, n), attempts: 1, seed: seed}
+	in.attemptTime = secs2d(uniform(rng, 0.05, 0.3))
+	in.wholeSeconds = rng.IntN(2) == 0
+	bin := 0.1
+	if in.wholeSeconds {
+		bin = 1
+	}
+	// Wide enough to hold the wave, narrow enough that waves stay apart.
+	in.width = secs2d(logUniform(rng, 0.1, math.Max(0.2, math.Min(0.12*period, 10))))
+	in.background = logUniform(rng, 0.02, 2)
+	nested := rng.IntN(5) < 2
+	minLag := math.Max(3*bin, 2)
+	if nested && period >= 6*minLag {
+		in.wireOnly = true
+		in.attempts = 2 + rng.IntN(3)
+		// The comb spans at most half the period, so the waves stay apart.
+		maxRA := 0.5 * period / float64(in.attempts-1)
+		ra := uniform(rng, 1.5*minLag, math.Max(1.5*minLag, maxRA))
+		if in.wholeSeconds {
+			ra = math.Round(ra)
+		}
+		in.retryAfter = secs2d(ra)
+	} else if rng.IntN(3) == 0 {
+		in.wireOnly = true
+	}
+	fixed := time.Duration(in.attempts-1)*in.retryAfter + time.Duration(in.attempts)*in.attemptTime
+	in.requeue = secs2d(period) - fixed
+	// Small jitter: a job runner's timer resolution, not a backoff policy.
+	in.jitter = secs2d(uniform(rng, 0, math.Min(0.005*period, 0.5)))
+	waves := 0
+	for _, s := range in.sizes {
+		if s >= minTruthWave {
+			waves++
+		}
+	}
+	l := labelled{kind: "periodic", tl: in.build(), period: in.period().Seconds(), waves: waves, bin: bin}
+	if spacing := in.retryAfter + in.attemptTime; in.wireOnly && in.attempts > 1 && in.width <= spacing/2 {
+		// Wider waves smear a wave's attempts into one another: there is
+		// no comb left to see.
+		l.comb = spacing.Seconds()
+	}
+	l.desc = fmt.Sprintf("P=%.2fs waves=%d/%d decay=%.2f first=%.0f width=%v bg=%.2f/s attempts=%d ra=%v whole=%v wire=%v",
+		l.period, waves, n, decay, first, in.width, in.background, in.attempts, in.retryAfter, in.wholeSeconds, in.wireOnly)
+	return l
+}
+
+// aperiodicTrace draws one trace of an aperiodic family.
+func aperiodicTrace(rng *rand.Rand, kind string, seed uint64) labelled {
+	whole := rng.IntN(2) == 0
+	span := logUniform(rng, 300, 3600)
+	var times []int64
+	add := func(t float64) { times = append(times, genEpoch+int64(t*1e9)) }
+	poisson := func(rate, from, to float64) {
+		for t := from + rng.ExpFloat64()/rate; t < to; t += rng.ExpFloat64() / rate {
+			add(t)
+		}
+	}
+	switch kind {
+	case "full-jitter backoff":
+		// A herd of tasks fails at once and each retries after
+		// U(0, min(cap, base*2^k)) until it gets through.
+		base, cp := uniform(rng, 0.5, 5), uniform(rng, 20, 300)
+		tasks := int(logUniform(rng, 50, 800))
+		pOK := uniform(rng, 0.2, 0.6)
+		width := uniform(rng, 0.1, 5)
+		for k := 0; k < tasks; k++ {
+			t := rng.Float64() * width
+			for a := 0; a < 12 && t < span; a++ {
+				add(t)
+				if rng.Float64() < pOK {
+					break
+				}
+				t += rng.Float64() * math.Min(cp, base*math.Exp2(float64(a)))
+			}
+		}
+		poisson(logUniform(rng, 0.02, 2), 0, span)
+	case "random bursts":
+		// Bursts at Poisson times, of random size and width.
+		gap := logUniform(rng, 20, 200)
+		for t := rng.ExpFloat64() * gap; t < span; t += rng.ExpFloat64() * gap {
+			size, width := int(logUniform(rng, 10, 300)), logUniform(rng, 0.1, 8)
+			for k := 0; k < size; k++ {
+				add(t + rng.Float64()*width)
+			}
+		}
+		poisson(logUniform(rng, 0.02, 2), 0, span)
+	case "steady poisson":
+		poisson(logUniform(rng, 0.1, 20), 0, span)
+	case "ramp":
+		// Rate rising (or falling) linearly, by thinning a Poisson process.
+		r0, r1 := logUniform(rng, 0.05, 5), logUniform(rng, 1, 30)
+		if rng.IntN(2) == 0 {
+			r0, r1 = r1, r0
+		}
+		peak := math.Max(r0, r1)
+		for t := rng.ExpFloat64() / peak; t < span; t += rng.ExpFloat64() / peak {
+			if rng.Float64()*peak < r0+(r1-r0)*t/span {
+				add(t)
+			}
+		}
+	}
+	tl := &timeline.Timeline{Sources: []timeline.Source{{Path: kind + ".log", Format: "synthetic"}}}
+	for n, t := range times {
+		if whole {
+			t -= t % int64(time.Second)
+		}
+		out := timeline.OutcomeOK
+		if rng.IntN(3) == 0 {
+			out = timeline.OutcomeThrottled
+		}
+		tl.Events = append(tl.Events, timeline.Event{Start: t, End: t + 1e8, Layer: timeline.LayerHTTP, Outcome: out,
+			Class: timeline.ClassBatch, Status: statusOf(out), RetryAfter: timeline.NoRetryAfter, Line: int64(n + 1)})
+	}
+	tl.Sort()
+	bin := 0.1
+	if whole {
+		bin = 1
+	}
+	return labelled{kind: kind, tl: tl, bin: bin, desc: fmt.Sprintf("%s span=%.0fs events=%d whole=%v", kind, span, len(times), whole)}
+}
+
+// verdict is what a detector says about one trace.
+type verdict struct {
+	found  bool
+	period float64
+	comb   float64
+}
+
+type detector struct {
+	name string
+	run  func(tl *timeline.Timeline, seed uint64) verdict
+}
+
+var stampedeDetector = detector{"stampede", func(tl *timeline.Timeline, seed uint64) verdict {
+	w := FindWaves(tl, Options{Seed: seed})
+	return verdict{found: w.Periodic, period: w.Period, comb: w.IntraWaveSpacing}
+}}
+
+// naiveACFThreshold is the fixed cut-off of the baseline: the textbook
+// "autocorrelation above 0.3 means a period".
+const naiveACFThreshold = 0.3
+
+// naiveDetector is plain ACF argmax: the same series and bins as stampede,
+// the mean removed, the highest ACF at lags from the minimum lag to half the
+// series, reported when above a fixed threshold. No smoothing, no detrending,
+// no harmonic check, no significance test.
+var naiveDetector = detector{"naive ACF argmax", func(tl *timeline.Timeline, seed uint64) verdict {
+	s := pickSeries(buildJoins(tl))
+	if len(s.times) < 2 {
+		return verdict{}
+	}
+	bw := autoBinWidth(s.times)
+	b := binSeries(s.times, bw)
+	minLag := int((max(3*bw, int64(2*time.Second)) + bw - 1) / bw)
+	n := len(b.counts)
+	if n/2 <= minLag {
+		return verdict{}
+	}
+	r := newACFEngine(n).acf(centre(b.counts))
+	best := minLag
+	for k := minLag; k <= n/2; k++ {
+		if r[k] > r[best] {
+			best = k
+		}
+	}
+	return verdict{found: r[best] > naiveACFThreshold, period: float64(best) * seconds(bw)}
+}}
+
+// score accumulates one detector's verdicts.
+type score struct {
+	periodic4, hit4      int // traces with >= 4 waves, and those with the period right
+	periodic3, hit3      int // traces with 3 waves
+	reported, correct    int // periods reported on any trace, and those right
+	errs                 []float64
+	aperiodic, fp        int
+	fpByKind             map[string]int
+	combTruth, combFound int
+	misses               []string
+}
+
+func (s *score) add(l labelled, v verdict) {
+	tol := math.Max(0.02*l.period, l.bin)
+	right := l.period > 0 && v.found && math.Abs(v.period-l.period) <= tol
+	if v.found {
+		s.reported++
+		if right {
+			s.correct++
+		}
+	}
+	switch {
+	case l.period == 0:
+		s.aperiodic++
+		if v.found {
+			s.fp++
+			s.fpByKind[l.kind]++
+			s.misses = append(s.misses, fmt.Sprintf("FP %s: period %.2f s", l.desc, v.period))
+		}
+		return
+	case l.waves >= 4:
+		s.periodic4++
+		if right {
+			s.hit4++
+		} else {
+			s.misses = append(s.misses, fmt.Sprintf("miss %s: found %v period %.2f s", l.desc, v.found, v.period))
+		}
+	case l.waves == 3:
+		s.periodic3++
+		if right {
+			s.hit3++
+		}
+	}
+	if v.found {
+		s.errs = append(s.errs, math.Abs(v.period-l.period)/l.period)
+	}
+	if l.comb > 0 && l.waves >= 4 {
+		s.combTruth++
+		if math.Abs(v.comb-l.comb) <= math.Max(0.05*l.comb, l.bin) {
+			s.combFound++
+		} else {
+			s.misses = append(s.misses, fmt.Sprintf("comb %.2f s not reported %s: found %.2f s", l.comb, l.desc, v.comb))
+		}
+	}
+}
+
+func share(a, b int) string {
+	if b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
+}
+
+func (s *score) row(name string) []string {
+	sort.Float64s(s.errs)
+	med, p95 := "-", "-"
+	if len(s.errs) > 0 {
+		med = fmt.Sprintf("%.2f%%", 100*percentileSorted(s.errs, 0.5))
+		p95 = fmt.Sprintf("%.2f%%", 100*percentileSorted(s.errs, 0.95))
+	}
+	return []string{name, share(s.hit4, s.periodic4), share(s.hit3, s.periodic3), share(s.correct, s.reported), med, p95,
+		share(s.fp, s.aperiodic), share(s.combFound, s.combTruth)}
+}
+
+// TestAccuracy scores stampede's period detector and the naive ACF-argmax
+// baseline on the same labelled traces, prints the table, and holds
+// stampede to the acceptance thresholds:
+//   - >= 4 waves: period within max(2%, one bin) in >= 95% of traces;
+//   - aperiodic: no period on >= 98%;
+//   - the intra-wave retry-after spacing reported when present (>= 90%).
+//
+// Enlarge the run with -accuracy.traces=N or STAMPEDE_ACCURACY_TRACES=N.
+func TestAccuracy(t *testing.T) {
+	n := *accuracyTraces
+	if v, err := strconv.Atoi(os.Getenv("STAMPEDE_ACCURACY_TRACES")); err == nil && v > 0 {
+		n = v
+	}
+	if testing.Short() {
+		n = min(n, 60)
+	}
+	detectors := []detector{stampedeDetector, naiveDetector}
+	scores := make([]score, len(detectors))
+	for i := range scores {
+		scores[i].fpByKind = map[string]int{}
+	}
+	verdicts := make([][]verdict, n)
+	traces := make([]labelled, n)
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				l := labelledTrace(i)
+				vs := make([]verdict, len(detectors))
+				for d, det := range detectors {
+					vs[d] = det.run(l.tl, uint64(i))
+				}
+				l.tl = nil // keep memory flat on large runs
+				traces[i], verdicts[i] = l, vs
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range traces {
+		for d := range detectors {
+			scores[d].add(traces[i], verdicts[i][d])
+		}
+	}
+
+	var b strings.Builder
+	header := []string{"detector", "recall >=4 waves", "recall 3 waves", "precision", "median err", "p95 err", "aperiodic FP", "comb reported"}
+	rows := [][]string{header}
+	for d, det := range detectors {
+		rows = append(rows, scores[d].row(det.name))
+	}
+	widths := make([]int, len(header))
+	for _, r := range rows {
+		for c, cell := range r {
+			widths[c] = max(widths[c], len([]rune(cell)))
+		}
+	}
+	for ri, r := range rows {
+		b.WriteString("|")
+		for c, cell := range r {
+			fmt.Fprintf(&b, " %-*s |", widths[c], cell)
+		}
+		b.WriteString("\n")
+		if ri == 0 {
+			b.WriteString("|")
+			for c := range r {
+				b.WriteString(strings.Repeat("-", widths[c]+2) + "|")
+			}
+			b.WriteString("\n")
+		}
+	}
+	st := &scores[0]
+	fmt.Fprintf(&b, "%d traces: %d periodic with >= 4 waves, %d with 3, %d aperiodic (%d with a visible retry-after comb)\n",
+		n, st.periodic4, st.periodic3, st.aperiodic, st.combTruth)
+	for d, det := range detectors {
+		if len(scores[d].fpByKind) > 0 {
+			fmt.Fprintf(&b, "%s false positives by family: %v\n", det.name, scores[d].fpByKind)
+		}
+	}
+	t.Log("\n" + b.String())
+	for _, m := range st.misses {
+		t.Log(m)
+	}
+
+	if got := frac(st.hit4, st.periodic4); got < 0.95 {
+		t.Errorf("period right on %.1f%% of traces with >= 4 waves, want >= 95%%", 100*got)
+	}
+	if got := frac(st.aperiodic-st.fp, st.aperiodic); got < 0.98 {
+		t.Errorf("no period on %.1f%% of aperiodic traces, want >= 98%%", 100*got)
+	}
+	if got := frac(st.combFound, st.combTruth); got < 0.9 {
+		t.Errorf("retry-after comb reported on %.1f%% of traces that have one, want >= 90%%", 100*got)
+	}
+}
+
+func frac(a, b int) float64 {
+	if b == 0 {
+		return 1
+	}
+	return float64(a) / float64(b)
+}
