@@ -17,8 +17,13 @@ type document struct {
 	title    string
 	facts    []fact
 	findings []string
+	// charts are image files written beside a Markdown report.
+	charts   []chartLink
 	sections []section
 }
+
+// chartLink is a chart file, relative to the report, and its caption.
+type chartLink struct{ file, title string }
 
 type section struct {
 	title  string
@@ -282,6 +287,9 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 	if w.MinLag > 0 {
 		facts = append(facts, fact{"shortest period considered", seconds(w.MinLag)})
 	}
+	if w.MinRepeats > 0 {
+		facts = append(facts, fact{"fewest repeats for a period", fmt.Sprintf("%d waves", w.MinRepeats)})
+	}
 	if !w.Periodic {
 		s.blocks = append(s.blocks, sentences("no periodic waves found"))
 		if w.BestLag > 0 {
@@ -301,7 +309,18 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 			facts = append(facts, fact{"comb spacing inside waves", seconds(w.IntraWaveSpacing)})
 		}
 		if w.DecayRatio > 0 {
-			facts = append(facts, fact{"decay ratio per wave", fmt.Sprintf("%s (R² %s)", fixed(w.DecayRatio, 2), fixed(w.DecayR2, 2))})
+			decay := fmt.Sprintf("%s (R² %s)", fixed(w.DecayRatio, 2), fixed(w.DecayR2, 2))
+			if w.DecayHigh > 0 {
+				decay = fmt.Sprintf("%s (95%% CI %s–%s, R² %s)", fixed(w.DecayRatio, 2), fixed(w.DecayLow, 2), fixed(w.DecayHigh, 2), fixed(w.DecayR2, 2))
+			}
+			facts = append(facts, fact{"decay ratio per wave", decay})
+			if w.ProjectedWaves > 0 {
+				proj := fmt.Sprintf("%d waves in all", w.ProjectedWaves)
+				if w.ProjectedEnd != nil {
+					proj += ", the last due " + timestamp(*w.ProjectedEnd)
+				}
+				facts = append(facts, fact{"projected by the decay fit", proj})
+			}
 		}
 	}
 	if w.BurstsStopped != nil {

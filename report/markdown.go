@@ -31,6 +31,16 @@ func renderMarkdown(w io.Writer, d *document) error {
 	for _, f := range d.findings {
 		p("- ", markdownText(f))
 	}
+	if len(d.charts) > 0 {
+		p()
+		p("## Charts")
+		for _, c := range d.charts {
+			p()
+			// The link is a relative file name we chose, never log text;
+			// the title is escaped like any other string.
+			p("![", markdownText(c.title), "](", c.file, ")")
+		}
+	}
 	for _, s := range d.sections {
 		p()
 		p("## ", markdownText(s.title))

@@ -19,37 +19,45 @@ const (
 	FormatTable    Format = "table"
 	FormatMarkdown Format = "markdown"
 	FormatJSON     Format = "json"
+	FormatHTML     Format = "html"
 )
 
 // Formats lists the supported formats, for flag help.
-var Formats = []Format{FormatTable, FormatMarkdown, FormatJSON}
+var Formats = []Format{FormatTable, FormatMarkdown, FormatJSON, FormatHTML}
 
 // ParseFormat accepts a format name, case-insensitively; "md" is Markdown.
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(strings.ToLower(strings.TrimSpace(s))); f {
-	case FormatTable, FormatMarkdown, FormatJSON:
+	case FormatTable, FormatMarkdown, FormatJSON, FormatHTML:
 		return f, nil
 	case "md":
 		return FormatMarkdown, nil
 	}
-	return "", fmt.Errorf("unknown report format %q (want table, markdown or json)", s)
+	return "", fmt.Errorf("unknown report format %q (want table, markdown, json or html)", s)
 }
 
-// Render writes r to w in format f. It does not modify r.
+// Render writes r to w in format f, without colour. It does not modify r.
 func Render(w io.Writer, r *analyze.Result, f Format) error {
+	return RenderWith(w, r, f, Options{})
+}
+
+// RenderWith is Render with options.
+func RenderWith(w io.Writer, r *analyze.Result, f Format, opts Options) error {
 	if r == nil {
 		return fmt.Errorf("render %s: no result", f)
 	}
 	var err error
 	switch f {
 	case FormatTable:
-		err = renderTable(w, layout(r))
+		err = renderTable(w, layout(r), opts.Colour)
 	case FormatMarkdown:
 		err = renderMarkdown(w, layout(r))
 	case FormatJSON:
 		err = renderJSON(w, r)
+	case FormatHTML:
+		err = renderHTML(w, r, layout(r), opts.Series)
 	default:
-		return fmt.Errorf("unknown report format %q (want table, markdown or json)", string(f))
+		return fmt.Errorf("unknown report format %q (want table, markdown, json or html)", string(f))
 	}
 	if err != nil {
 		return fmt.Errorf("render %s: %w", f, err)

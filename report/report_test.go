@@ -153,7 +153,7 @@ func partialResult() *analyze.Result {
 	}
 }
 
-var formatExt = map[Format]string{FormatTable: "table", FormatMarkdown: "md", FormatJSON: "json"}
+var formatExt = map[Format]string{FormatTable: "table", FormatMarkdown: "md", FormatJSON: "json", FormatHTML: "html"}
 
 func TestGolden(t *testing.T) {
 	for _, tc := range goldenCases {
@@ -272,6 +272,10 @@ func TestHostileStringsRenderInert(t *testing.T) {
 				if !strings.Contains(out, "evilRED <script>alert(1)</script> a|b forged row gnp.exe *bold*") {
 					t.Errorf("table output does not show the string as inert text:\n%s", out)
 				}
+			case FormatHTML:
+				if !strings.Contains(out, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+					t.Error("HTML does not show the script payload as escaped text")
+				}
 			case FormatJSON:
 				if !strings.Contains(out, `\u003cscript\u003e`) || !strings.Contains(out, `\u001b[31m`) {
 					t.Error("JSON does not escape markup and control characters")
@@ -291,7 +295,8 @@ func TestParseFormat(t *testing.T) {
 		{"Markdown", FormatMarkdown, false},
 		{"md", FormatMarkdown, false},
 		{" json ", FormatJSON, false},
-		{"html", "", true},
+		{"HTML", FormatHTML, false},
+		{"pdf", "", true},
 		{"", "", true},
 	}
 	for _, tt := range tests {

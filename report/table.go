@@ -16,7 +16,7 @@ const maxCellWidth = 40
 // renderTable writes d for a terminal: findings as numbered sentences, then
 // one titled block per section with box-drawn tables. Every string passes
 // through plain.
-func renderTable(w io.Writer, d *document) error {
+func renderTable(w io.Writer, d *document, colour bool) error {
 	bw := bufio.NewWriter(w)
 	p := func(parts ...string) {
 		for _, s := range parts {
@@ -24,7 +24,7 @@ func renderTable(w io.Writer, d *document) error {
 		}
 		bw.WriteByte('\n')
 	}
-	p(strings.ToUpper(plain(d.title)))
+	p(emphasis(strings.ToUpper(plain(d.title)), colour))
 	width := 0
 	for _, f := range d.facts {
 		width = max(width, displayWidth(plain(f.key)))
@@ -33,7 +33,7 @@ func renderTable(w io.Writer, d *document) error {
 		p(padRight(plain(f.key), width), "  ", plain(f.value))
 	}
 	p()
-	p("FINDINGS")
+	p(emphasis("FINDINGS", colour))
 	if len(d.findings) == 0 {
 		p("  No findings.")
 	}
@@ -42,7 +42,7 @@ func renderTable(w io.Writer, d *document) error {
 	}
 	for _, s := range d.sections {
 		p()
-		p(strings.ToUpper(plain(s.title)))
+		p(emphasis(strings.ToUpper(plain(s.title)), colour))
 		for _, b := range s.blocks {
 			if b.label != "" {
 				p("  ", plain(b.label), ":")

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stampede/stampede"
+	"github.com/stampede/stampede/analyze"
+	"github.com/stampede/stampede/gate"
+	"github.com/stampede/stampede/report"
+)
+
+// Exit codes, as documented in check's help and the README.
+const (
+	exitPass       = 0
+	exitGateFailed = 1
+	exitUsage      = 2
+)
+
+// gateFailure is returned when the input was read and analysed but a rule
+// held; main exits 1 for it rather than 2, so CI can tell a failing
+// incident from a broken invocation.
+type gateFailure struct{ failed, total int }
+
+func (e *gateFailure) Error() string {
+	return fmt.Sprintf("%d of %d --fail-on gates failed", e.failed, e.total)
+}
+
+// gateFlags are shared by check and analyze.
+type gateFlags struct {
+	failOn  []string
+	junit   string
+	summary string
+}
+
+func (g *gateFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringArrayVar(&g.failOn, "fail-on", nil, "fail (exit 1) when this rule holds, e.g. 'amplification > 4', periodic, uncapped, 'http_throttle_rate > 5%' (repeatable; see 'stampede check --help')")
+	fl.StringVar(&g.junit, "junit", "", "also write the gate results as JUnit XML to FILE")
+	fl.StringVar(&g.summary, "summary", "", "also append the gate results as a Markdown table to FILE, e.g. $GITHUB_STEP_SUMMARY")
+}
+
+// rules parses the rules before any log is read, so a typo costs nothing.
+func (g *gateFlags) rules() ([]gate.Rule, error) {
+	if len(g.failOn) == 0 && (g.junit != "" || g.summary != "") {
+		return nil, fmt.Errorf("--junit and --summary need at least one --fail-on rule")
+	}
+	return gate.ParseAll(g.failOn)
+}
+
+// apply evaluates the rules, prints one line per rule to w, writes the
+// optional JUnit and summary files, and returns a *gateFailure when a rule
+// held.
+func (g *gateFlags) apply(w io.Writer, rules []gate.Rule, res *analyze.Result, inputs []string) error {
+	if len(rules) == 0 {
+		return nil
+	}
+	outcomes := gate.Evaluate(res, rules)
+	colour := report.UseColour(w)
+	paint := func(verdict string, failed bool) string { return report.Verdict(verdict, failed, colour) }
+	if err := gate.WriteText(w, outcomes, paint); err != nil {
+		return err
+	}
+	title := strings.Join(inputs, " ")
+	if g.junit != "" {
+		if err := writeOutput(g.junit, nil, func(w io.Writer) error { return gate.WriteJUnit(w, title, outcomes) }); err != nil {
+			return fmt.Errorf("write --junit %s: %w", g.junit, err)
+		}
+	}
+	if g.summary != "" {
+		// Appended, because CI step-summary files collect every step's
+		// output.
+		f, err := os.OpenFile(g.summary, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return fmt.Errorf("write --summary: %w", err)
+		}
+		werr := gate.WriteSummary(f, title, outcomes)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return fmt.Errorf("write --summary %s: %w", g.summary, werr)
+		}
+	}
+	failed := 0
+	for _, o := range outcomes {
+		if o.Failed {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return &gateFailure{failed: failed, total: len(outcomes)}
+	}
+	return nil
+}
+
+type checkOptions struct {
+	inputs inputFlags
+	gates  gateFlags
+	analysisFlags
+}
+
+func newCheckCmd() *cobra.Command {
+	var o checkOptions
+	var help strings.Builder
+	for _, m := range gate.Metrics() {
+		fmt.Fprintf(&help, "  %-22s %s (%s)\n", m.Name, m.Help, m.Unit)
+	}
+	cmd := &cobra.Command{
+		Use:   "check FILE|DIR|TIMELINE... --fail-on RULE...",
+		Short: "Gate a CI job on an incident or load-test result",
+		Long: `check analyses the logs like analyze, then tests each --fail-on rule against
+the result and prints one line per rule: pass or FAIL, the value, and what it
+rests on. A rule fails the check when it holds.
+
+Rules:
+  METRIC                a yes/no metric: fails when yes (e.g. periodic)
+  !METRIC               fails when no
+  METRIC OP NUMBER      OP is >, >=, <, <=, == or !=; rates take 0.05 or 5%
+  CLASS.METRIC OP N     the same, for one traffic class (see --class)
+
+Metrics:
+` + help.String() + `
+A metric the input cannot give (a call error rate without calls, an unknown
+traffic class) fails its rule: a gate that cannot see does not pass.
+
+Exit status:
+  0  every rule passed
+  1  at least one rule failed
+  2  usage or input error (bad rule, unreadable log); nothing was judged`,
+		Example: `  stampede check testdata/seed-incident --fail-on periodic --fail-on 'amplification > 4'
+  stampede check access.log --fail-on 'http_throttle_rate > 5%' --fail-on uncapped \
+      --junit stampede.xml --summary "$GITHUB_STEP_SUMMARY"
+  stampede check access.log --class interactive=route:/chat --fail-on 'interactive.http_throttle_rate > 0.01'`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(o.gates.failOn) == 0 {
+				return fmt.Errorf("check needs at least one --fail-on rule, e.g. --fail-on periodic")
+			}
+			rules, err := o.gates.rules()
+			if err != nil {
+				return err
+			}
+			cfg := o.inputs.config(args)
+			o.analysisFlags.apply(&cfg)
+			res, err := stampede.Analyze(cmd.Context(), cfg)
+			if err != nil {
+				return err
+			}
+			return o.gates.apply(cmd.OutOrStdout(), rules, res, args)
+		},
+	}
+	o.inputs.register(cmd)
+	o.gates.register(cmd)
+	o.analysisFlags.register(cmd)
+	return cmd
+}

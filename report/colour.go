@@ -1,0 +1,60 @@
+package report
+
+import (
+	"io"
+	"os"
+
+	"github.com/mattn/go-isatty"
+)
+
+// Options adjust how a report is rendered.
+type Options struct {
+	// Colour adds ANSI emphasis to the table format; see UseColour.
+	Colour bool
+	// Series feeds the charts that need more than the result (Markdown
+	// files and HTML); zero omits those charts.
+	Series Series
+}
+
+// UseColour reports whether output to w should be coloured: only when w is
+// a terminal, TERM is not "dumb", and NO_COLOR (no-color.org) is unset or
+// empty. Pipes, files and CI logs get plain text.
+func UseColour(w io.Writer) bool {
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
+}
+
+// ANSI emphasis, applied only to text stampede wrote itself (headings,
+// verdicts), never around log-derived text, which plain has already
+// stripped of escapes.
+const (
+	ansiBold  = "\x1b[1m"
+	ansiRed   = "\x1b[1;31m"
+	ansiGreen = "\x1b[32m"
+	ansiReset = "\x1b[0m"
+)
+
+// Emphasis wraps s in bold when colour is on.
+func emphasis(s string, colour bool) string {
+	if !colour {
+		return s
+	}
+	return ansiBold + s + ansiReset
+}
+
+// Verdict colours a gate verdict word: FAIL red, pass green.
+func Verdict(s string, failed, colour bool) string {
+	switch {
+	case !colour:
+		return s
+	case failed:
+		return ansiRed + s + ansiReset
+	}
+	return ansiGreen + s + ansiReset
+}
