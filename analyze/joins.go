@@ -257,14 +257,36 @@ func (j *joins) attemptsOf(g int) iter.Seq[int] {
 // buildCalls takes calls from the SDK log when there is one, matching them to
 // attempt groups by call id; otherwise each attempt group is a call whose
 // outcome is its final attempt's.
+// groupsByRequestID maps the request id of every joined attempt to its
+// group, for call logs that carry the request id rather than a call id.
+func (j *joins) groupsByRequestID() map[string]int {
+	m := map[string]int{}
+	for _, i := range j.http {
+		if g := j.groupOf[i]; g >= 0 {
+			if id := j.tl.Events[i].RequestID; id != "" {
+				m[id] = int(g)
+			}
+		}
+	}
+	return m
+}
+
 func (j *joins) buildCalls() {
 	if len(j.callEvents) > 0 {
 		j.callsFromLog = true
+		byRequest := j.groupsByRequestID()
 		for _, i := range j.callEvents {
 			e := &j.tl.Events[i]
 			c := callUnit{start: e.Start, end: eventEnd(e), attempts: int(e.Attempts), outcome: e.Outcome,
 				class: e.Class, task: e.TaskID, queueAttempt: e.QueueAttempt, group: -1}
-			if g, ok := j.groupByCallID[e.CallID]; ok && e.CallID != "" {
+			g, ok := j.groupByCallID[e.CallID]
+			if !ok || e.CallID == "" {
+				// An SDK log that names the call's last request id (x-request-id)
+				// joins to the attempt group holding that request.
+				g, ok = byRequest[e.RequestID]
+				ok = ok && e.RequestID != ""
+			}
+			if ok {
 				c.group = g
 				j.groups[g].callEvent = i
 				if j.groups[g].task == "" {

@@ -236,3 +236,21 @@ func TestAttemptNumbersOrderCalls(t *testing.T) {
 		t.Errorf("inferred %d failed calls, want 0: the call's last attempt succeeded", r.App.Failed)
 	}
 }
+
+// TestCallsJoinByRequestID: an SDK log with no call id on the wire still
+// joins to its attempts through the request id of the call's last attempt.
+func TestCallsJoinByRequestID(t *testing.T) {
+	h := timeline.LayerHTTP
+	a1 := ev(h, 0, thr, bat, "T1", "", 1)
+	a2 := ev(h, 12, ok, bat, "T1", "", 2)
+	a1.RequestID, a2.RequestID = "req_1", "req_2"
+	call := callLog(0, ok, bat, "T1", "", 0, 1)
+	call.RequestID = "req_2"
+	j := buildJoins(build(a1, a2, call))
+	if len(j.calls) != 1 || j.calls[0].group < 0 {
+		t.Fatalf("call not joined to its attempts: %+v", j.calls)
+	}
+	if got := j.calls[0].attempts; got != 2 {
+		t.Errorf("call has %d attempts, want the 2 of its group", got)
+	}
+}
