@@ -66,60 +66,26 @@ func (jp *jsonPaths) scan(line []byte) string {
 	return jp.dec.trailing(line, j)
 }
 
-// object walks the object at b[i] == '{' and returns the offset after it.
+// object walks the object at b[i] == '{' and returns the offset after it,
+// recording the values of the wanted paths below n.
 func (jp *jsonPaths) object(b []byte, i int, n *pathNode) (int, string) {
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return i + 1, ""
-	}
-	for {
-		if i >= len(b) {
-			return 0, jsonErr(i, "unterminated object")
-		}
-		if b[i] != '"' {
-			return 0, jsonErr(i, "expected a key")
-		}
-		key, j, reason := jp.dec.readString(b, i)
-		if reason != "" {
-			return 0, reason
-		}
-		i = skipSpace(b, j)
-		if i >= len(b) || b[i] != ':' {
-			return 0, jsonErr(i, "expected ':' after key")
-		}
-		i = skipSpace(b, i+1)
+	return jp.dec.members(b, i, func(key []byte, i int) (int, string) {
 		c := n.children[string(key)]
 		switch {
 		case c == nil:
-			j, reason = skipValue(b, i)
+			return 0, ""
 		case i < len(b) && b[i] == '{' && c.children != nil:
-			j, reason = jp.object(b, i, c)
+			return jp.object(b, i, c)
 		case i < len(b) && b[i] == '[' && c.slot >= 0:
-			j, reason = jp.firstOfArray(b, i, c.slot)
+			return jp.firstOfArray(b, i, c.slot)
 		case c.slot >= 0:
-			var v jsonValue
-			v, j, reason = jp.dec.readValue(b, i)
+			v, j, reason := jp.dec.readValue(b, i)
 			v.gen = jp.gen
 			jp.vals[c.slot] = v
-		default:
-			j, reason = skipValue(b, i)
+			return j, reason
 		}
-		if reason != "" {
-			return 0, reason
-		}
-		i = skipSpace(b, j)
-		if i >= len(b) {
-			return 0, jsonErr(i, "unterminated object")
-		}
-		switch b[i] {
-		case ',':
-			i = skipSpace(b, i+1)
-		case '}':
-			return i + 1, ""
-		default:
-			return 0, jsonErr(i, "expected ',' or '}'")
-		}
-	}
+		return 0, ""
+	})
 }
 
 // firstOfArray records the first element of the array at b[i] == '[':

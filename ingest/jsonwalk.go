@@ -14,11 +14,17 @@ type jsonWalk struct {
 // reset drops the decoded strings of the previous document.
 func (w *jsonWalk) reset() { w.dec.scratch = w.dec.scratch[:0] }
 
-// members calls fn for each member of the object at b[i]. fn gets the key
+// members walks an object member by member; see jsonlParser.members.
+func (w *jsonWalk) members(b []byte, i int, fn func(key []byte, v int) (int, string)) (int, string) {
+	return w.dec.members(b, i, fn)
+}
+
+// members calls fn for each member of the object at b[i]: the one
+// object walk that every nested-JSON reader shares. fn gets the key
 // (valid only during the call) and the offset of the value, and returns the
 // offset after the value, or 0 to have the walker skip it. members returns
 // the offset after the object.
-func (w *jsonWalk) members(b []byte, i int, fn func(key []byte, v int) (int, string)) (int, string) {
+func (d *jsonlParser) members(b []byte, i int, fn func(key []byte, v int) (int, string)) (int, string) {
 	if i >= len(b) || b[i] != '{' {
 		return 0, jsonErr(i, "expected an object")
 	}
@@ -33,7 +39,7 @@ func (w *jsonWalk) members(b []byte, i int, fn func(key []byte, v int) (int, str
 		if b[i] != '"' {
 			return 0, jsonErr(i, "expected a key")
 		}
-		key, j, reason := w.dec.readString(b, i)
+		key, j, reason := d.readString(b, i)
 		if reason != "" {
 			return 0, reason
 		}

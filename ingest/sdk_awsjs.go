@@ -94,41 +94,7 @@ func (p *awsJSParser) parse(line []byte, e *timeline.Event) string {
 // object walks the object at b[i] == '{', calling visit for each key with
 // the index of its value; visit returns the index after the value.
 func (p *awsJSParser) object(b []byte, i int, visit func(key []byte, b []byte, i int) (int, string)) (int, string) {
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return i + 1, ""
-	}
-	for {
-		if i >= len(b) {
-			return 0, jsonErr(i, "unterminated object")
-		}
-		if b[i] != '"' {
-			return 0, jsonErr(i, "expected a key")
-		}
-		key, j, reason := p.dec.readString(b, i)
-		if reason != "" {
-			return 0, reason
-		}
-		i = skipSpace(b, j)
-		if i >= len(b) || b[i] != ':' {
-			return 0, jsonErr(i, "expected ':' after key")
-		}
-		if i, reason = visit(key, b, skipSpace(b, i+1)); reason != "" {
-			return 0, reason
-		}
-		i = skipSpace(b, i)
-		if i >= len(b) {
-			return 0, jsonErr(i, "unterminated object")
-		}
-		switch b[i] {
-		case ',':
-			i = skipSpace(b, i+1)
-		case '}':
-			return i + 1, ""
-		default:
-			return 0, jsonErr(i, "expected ',' or '}'")
-		}
-	}
+	return p.dec.members(b, i, func(key []byte, v int) (int, string) { return visit(key, b, v) })
 }
 
 func (p *awsJSParser) topKey(key, b []byte, i int) (int, string) {
