@@ -233,9 +233,16 @@ func classRules(specs []string) ([]timeline.ClassRule, bool, error) {
 
 // Analyze ingests the inputs and runs every analysis on the timeline.
 func Analyze(ctx context.Context, cfg Config) (*analyze.Result, error) {
+	_, res, err := AnalyzeTimeline(ctx, cfg)
+	return res, err
+}
+
+// AnalyzeTimeline is Analyze that also returns the timeline, for callers
+// that draw from the events themselves (charts of requests per second).
+func AnalyzeTimeline(ctx context.Context, cfg Config) (*timeline.Timeline, *analyze.Result, error) {
 	tl, err := Ingest(ctx, cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return analyze.Run(tl, analyze.Options{BinWidth: cfg.BinWidth, Seed: cfg.Seed, Align: cfg.Align}), nil
+	return tl, analyze.Run(tl, analyze.Options{BinWidth: cfg.BinWidth, Seed: cfg.Seed, Align: cfg.Align}), nil
 }

@@ -203,12 +203,10 @@ func analyzeForReport(ctx context.Context, cfg stampede.Config, f report.Format)
 		res, err := stampede.Analyze(ctx, cfg)
 		return res, report.Options{}, err
 	}
-	tl, err := stampede.Ingest(ctx, cfg)
+	tl, res, err := stampede.AnalyzeTimeline(ctx, cfg)
 	if err != nil {
 		return nil, report.Options{}, err
 	}
-	// The same options stampede.Analyze passes.
-	res := analyze.Run(tl, analyze.Options{BinWidth: cfg.BinWidth, Seed: cfg.Seed, Align: cfg.Align})
 	series := report.Series{Rate: report.RateSeries(tl, res), RateByClass: report.RateSeriesByClass(tl, res)}
 	return res, report.Options{Series: series}, nil
 }
