@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"testing"
+	"time"
 )
 
 func centred(x []float64) []float64 {
@@ -240,5 +241,57 @@ func TestProjectDecay(t *testing.T) {
 	}
 	if g := projectDecay([]float64{10, 5}); g.high != 0 {
 		t.Errorf("two waves gave an interval: %+v", g)
+	}
+}
+
+func TestACFCurve(t *testing.T) {
+	// A long ACF with one narrow peak at every multiple of 700 bins.
+	long := make([]float64, 50_001)
+	for k := range long {
+		long[k] = -0.1
+		if k%700 == 0 {
+			long[k] = 0.9
+		}
+	}
+	long[0] = 1
+	tests := []struct {
+		name       string
+		pr         periodResult
+		periodBins float64
+		wantPoints int
+		wantStep   float64 // seconds, at 100 ms bins
+	}{
+		{"short, kept whole", periodResult{curve: []float64{1, 0.5, -0.25}, curveStep: 1}, 0, 3, 0.1},
+		{"too short", periodResult{curve: []float64{1}, curveStep: 1}, 0, 0, 0},
+		{"periodic, cut to 4.25 periods", periodResult{curve: long, curveStep: 1}, 100, 426, 0.1},
+		{"not periodic, downsampled", periodResult{curve: long, curveStep: 1}, 0, 981, 5.1},
+		{"decimated curve keeps its step", periodResult{curve: long[:901], curveStep: 3}, 0, 901, 0.3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, step := acfCurve(tc.pr, tc.periodBins, int64(100*time.Millisecond))
+			if len(got) != tc.wantPoints || math.Abs(step-tc.wantStep) > 1e-12 {
+				t.Fatalf("%d points at %g s, want %d at %g s", len(got), step, tc.wantPoints, tc.wantStep)
+			}
+			if len(got) > maxACFPoints {
+				t.Errorf("%d points, more than %d", len(got), maxACFPoints)
+			}
+			for i, v := range got {
+				if v < -1 || v > 1 {
+					t.Errorf("point %d is %g, outside [-1, 1]", i, v)
+				}
+			}
+		})
+	}
+	// Downsampling by the maximum keeps every narrow peak.
+	got, step := acfCurve(periodResult{curve: long, curveStep: 1}, 0, int64(100*time.Millisecond))
+	peaks := 0
+	for _, v := range got {
+		if v == 0.9 {
+			peaks++
+		}
+	}
+	if want := 50_000 / 700; peaks != want {
+		t.Errorf("%d peaks survive at %g s a point, want %d", peaks, step, want)
 	}
 }

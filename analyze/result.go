@@ -7,7 +7,7 @@ import "time"
 
 // SchemaVersion is the version of the JSON result schema (docs/result-schema.md).
 // Bump the minor for additions, the major for renames or removals.
-const SchemaVersion = "1.2"
+const SchemaVersion = "1.3"
 
 // Result is everything stampede concludes about one incident.
 type Result struct {
@@ -182,7 +182,14 @@ type Waves struct {
 	// IntraWaveSpacing is a shorter repeat inside each wave (a retry-after
 	// comb), 0 when none.
 	IntraWaveSpacing float64 `json:"intra_wave_spacing_s,omitempty"`
-	Waves            []Wave  `json:"waves"`
+	// ACFCurve is the autocorrelation the period was judged on, at lags 0,
+	// ACFLagStep, 2*ACFLagStep, ... seconds: to a little over four periods
+	// when periodic, else to half the series, and at most maxACFPoints
+	// points. Each point is the largest value over its step of lags, so
+	// peaks survive the downsampling. Empty when the series is too short.
+	ACFCurve   []float64 `json:"acf_curve,omitempty"`
+	ACFLagStep float64   `json:"acf_lag_step_s,omitempty"`
+	Waves      []Wave    `json:"waves"`
 	// DecayRatio is the fitted geometric ratio of successive wave sizes.
 	DecayRatio float64 `json:"decay_ratio,omitempty"`
 	DecayR2    float64 `json:"decay_r2,omitempty"`

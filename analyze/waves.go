@@ -183,6 +183,10 @@ type periodResult struct {
 	acf          float64
 	threshold    float64
 	intraSpacing float64 // bins, 0 when none
+	// curve is the ACF that acf and threshold belong to, one value per
+	// curveStep bins; the detector's own buffer is copied into it.
+	curve     []float64
+	curveStep int
 }
 
 // detectPeriod runs baseline removal, the FFT autocorrelation, the harmonic
@@ -209,6 +213,7 @@ func detectPeriod(counts []float64, minLag int, seed uint64) periodResult {
 	resid, _ := removeBaseline(boxSmooth(root, smooth), min(n, max(n/8, 8*minLag)))
 	eng := newACFEngine(n)
 	r := eng.acf(resid)
+	pr.curve, pr.curveStep = append([]float64(nil), r[:maxLag+1]...), 1
 	best, ok := choosePeriod(r, minLag, maxLag)
 	if !ok {
 		return pr
@@ -226,6 +231,7 @@ func detectPeriod(counts []float64, minLag int, seed uint64) periodResult {
 		// themselves repeat at the outer period.
 		pr.intraSpacing = pr.lag
 		pr.lag, pr.acf, pr.threshold = outer.lag, outer.acf, outer.threshold
+		pr.curve, pr.curveStep = outer.curve, outer.curveStep
 		return pr
 	}
 	pr.intraSpacing = combSpacing(r, minLag, best.lag, pr.threshold)
@@ -282,7 +288,10 @@ func outerPeriod(root, r []float64, inner int, innerThreshold float64, n, surrog
 			lag = k
 		}
 	}
-	return periodResult{found: true, lag: parabolicPeak(r, lag), acf: r2[best.lag], threshold: threshold}, true
+	// The outer period's value and threshold are on the smoothed,
+	// decimated ACF, so that is the curve to show beside them.
+	return periodResult{found: true, lag: parabolicPeak(r, lag), acf: r2[best.lag], threshold: threshold,
+		curve: append([]float64(nil), r2[:maxLagD+1]...), curveStep: step}, true
 }
 
 // decimate keeps every step-th value.
@@ -548,6 +557,7 @@ func findWaves(j *joins, opt Options) Waves {
 			}
 		}
 	}
+	w.ACFCurve, w.ACFLagStep = acfCurve(pr, w.Period/seconds(bw), bw)
 	countWaveAttempts(j, w.Waves)
 	if len(w.Waves) >= 3 {
 		sizes := make([]float64, len(w.Waves))
@@ -566,6 +576,43 @@ func findWaves(j *joins, opt Options) Waves {
 		w.Suspects = explainPeriod(j, w.Period, w.Delays)
 	}
 	return w
+}
+
+// maxACFPoints bounds the ACF curve kept in the result: enough for a chart
+// a screen wide, small enough for a JSON report.
+const maxACFPoints = 1000
+
+// acfPeriods is how many periods of lag the kept curve covers: the period
+// and three harmonics, with a margin so the last peak is whole.
+const acfPeriods = 4.25
+
+// acfCurve cuts the detector's ACF to acfPeriods periods (periodBins > 0)
+// and downsamples it to at most maxACFPoints by the largest value over each
+// step, so a peak narrower than a step is not skipped. Values are rounded
+// to four decimals: finer digits say nothing and would make the JSON report
+// differ across CPUs.
+func acfCurve(pr periodResult, periodBins float64, binWidth int64) ([]float64, float64) {
+	r, unit := pr.curve, max(pr.curveStep, 1)
+	if len(r) < 2 {
+		return nil, 0
+	}
+	if periodBins > 0 {
+		r = r[:min(len(r), int(math.Ceil(acfPeriods*periodBins/float64(unit)))+1)]
+	}
+	step := (len(r) + maxACFPoints - 1) / maxACFPoints
+	out := make([]float64, 0, (len(r)+step-1)/step)
+	for lo := 0; lo < len(r); lo += step {
+		best := math.Inf(-1)
+		for _, v := range r[lo:min(len(r), lo+step)] {
+			best = max(best, v)
+		}
+		v := math.Round(best*1e4) / 1e4
+		if v == 0 {
+			v = 0 // not -0 in the JSON
+		}
+		out = append(out, v)
+	}
+	return out, seconds(int64(step*unit) * binWidth)
 }
 
 // periodSlots counts the distinct periods, counted from the first centre,

@@ -68,11 +68,13 @@ var (
 	colourError     = color.RGBA{204, 121, 167, 255}
 	colourFit       = color.RGBA{0, 158, 115, 255}
 	colourMark      = color.RGBA{120, 120, 120, 255}
+	colourComb      = color.RGBA{86, 180, 233, 255}
+	colourLoad      = color.RGBA{0, 0, 0, 255}
 )
 
 // Charts returns every chart the result has data for, in reading order.
-// series supplies the per-second counts and the autocorrelation, which the
-// result does not carry; a zero Series omits those charts.
+// series supplies the per-second counts, which the result does not carry;
+// a zero Series omits the charts drawn from them.
 func Charts(r *analyze.Result, series Series) ([]*Chart, error) {
 	var charts []*Chart
 	if len(series.Rate) > 0 {
@@ -92,8 +94,15 @@ func Charts(r *analyze.Result, series Series) ([]*Chart, error) {
 		}
 		charts = append(charts, c)
 	}
-	if len(series.ACF) > 0 {
-		c, err := ACFChart(r, series.ACF, series.ACFLagStep)
+	if load := ThrottleLoadSeries(series.RateByClass, loadWindow); len(load) > 0 {
+		c, err := ThrottleLoadChart(r, load)
+		if err != nil {
+			return nil, err
+		}
+		charts = append(charts, c)
+	}
+	if len(r.Waves.ACFCurve) > 0 {
+		c, err := ACFChart(r, r.Waves.ACFCurve, r.Waves.ACFLagStep)
 		if err != nil {
 			return nil, err
 		}
@@ -116,10 +125,6 @@ type Series struct {
 	Rate []RatePoint
 	// RateByClass is the same per traffic class, in a stable order.
 	RateByClass []ClassRate
-	// ACF is the autocorrelation of the binned series at lags
-	// 0, ACFLagStep, 2*ACFLagStep, ... seconds.
-	ACF        []float64
-	ACFLagStep float64
 }
 
 // ClassRate is the per-second series of one traffic class.
@@ -300,6 +305,10 @@ func headroom(p *plot.Plot) {
 // markVertical draws a dashed vertical line at each x across the plot's
 // current y range, with one legend entry.
 func markVertical(p *plot.Plot, name string, xs []float64) error {
+	return markVerticalIn(p, name, xs, colourMark, []vg.Length{vg.Points(4), vg.Points(3)})
+}
+
+func markVerticalIn(p *plot.Plot, name string, xs []float64, c color.Color, dashes []vg.Length) error {
 	// Add has already widened the axis to the data drawn so far.
 	ymin, ymax := p.Y.Min, p.Y.Max
 	if ymax <= ymin {
@@ -310,7 +319,7 @@ func markVertical(p *plot.Plot, name string, xs []float64) error {
 		if err != nil {
 			return err
 		}
-		l.Color, l.Dashes = colourMark, []vg.Length{vg.Points(4), vg.Points(3)}
+		l.Color, l.Dashes = c, dashes
 		p.Add(l)
 		if i == 0 {
 			p.Legend.Add(name, l)
@@ -319,9 +328,11 @@ func markVertical(p *plot.Plot, name string, xs []float64) error {
 	return nil
 }
 
-// ACFChart draws the autocorrelation against lag, with the detected period
-// and its harmonics marked and the significance threshold drawn, so a reader
-// sees why the period was (or was not) accepted.
+// ACFChart draws the autocorrelation the period detector judged (the
+// result's ACFCurve) against lag, with the detected period and its
+// harmonics marked, the retry comb inside each wave marked, and the
+// surrogate threshold drawn, so a reader sees why the period was (or was
+// not) accepted.
 func ACFChart(r *analyze.Result, acf []float64, lagStep float64) (*Chart, error) {
 	if len(acf) == 0 || !(lagStep > 0) {
 		return nil, fmt.Errorf("acf chart: no autocorrelation values")
@@ -335,7 +346,7 @@ func ACFChart(r *analyze.Result, acf []float64, lagStep float64) (*Chart, error)
 	if err != nil {
 		return nil, fmt.Errorf("acf chart: %w", err)
 	}
-	l.Color = colourOK
+	l.Color, l.Width = colourOK, vg.Points(1.5)
 	p.Add(l)
 	p.Legend.Add("ACF", l)
 	series := []string{"ACF"}
@@ -345,24 +356,130 @@ func ACFChart(r *analyze.Result, acf []float64, lagStep float64) (*Chart, error)
 		if err != nil {
 			return nil, fmt.Errorf("acf chart: %w", err)
 		}
-		th.Color, th.Dashes = colourThrottled, []vg.Length{vg.Points(2), vg.Points(2)}
+		th.Color, th.Width, th.Dashes = colourThrottled, vg.Points(1.5), []vg.Length{vg.Points(2), vg.Points(2)}
 		p.Add(th)
 		name := fmt.Sprintf("99%% surrogate threshold %.2f", t)
 		p.Legend.Add(name, th)
 		series = append(series, name)
 	}
+	p.X.Min, p.X.Max = 0, maxLag
 	p.Y.Min, p.Y.Max = math.Min(p.Y.Min, -0.2), 1
 	headroom(p)
-	if r.Waves.Periodic && r.Waves.Period > 0 {
+	w := r.Waves
+	switch {
+	case w.Periodic && w.Period > 0:
 		var marks []float64
-		for k := 1; float64(k)*r.Waves.Period <= maxLag; k++ {
-			marks = append(marks, float64(k)*r.Waves.Period)
+		for k := 1; float64(k)*w.Period <= maxLag; k++ {
+			marks = append(marks, float64(k)*w.Period)
 		}
-		name := fmt.Sprintf("period %.2f s and harmonics", r.Waves.Period)
+		name := fmt.Sprintf("period %.2f s and harmonics", w.Period)
 		if err := markVertical(p, name, marks); err != nil {
 			return nil, fmt.Errorf("acf chart: %w", err)
 		}
 		series = append(series, name)
+	case w.BestLag > 0 && w.BestLag <= maxLag:
+		name := fmt.Sprintf("best repeat %.2f s (not significant)", w.BestLag)
+		if err := markVertical(p, name, []float64{w.BestLag}); err != nil {
+			return nil, fmt.Errorf("acf chart: %w", err)
+		}
+		series = append(series, name)
+	}
+	if c := w.IntraWaveSpacing; c > 0 && w.Period > 0 {
+		// The comb repeats inside one wave only: marks up to half the
+		// period, where it would otherwise blur into the period's own
+		// shoulders.
+		var marks []float64
+		for k := 1; float64(k)*c <= w.Period/2+1e-9 && float64(k)*c <= maxLag; k++ {
+			marks = append(marks, float64(k)*c)
+		}
+		if len(marks) > 0 {
+			name := fmt.Sprintf("retry comb inside a wave, every %.2f s", c)
+			if err := markVerticalIn(p, name, marks, colourComb, []vg.Length{vg.Points(1), vg.Points(2)}); err != nil {
+				return nil, fmt.Errorf("acf chart: %w", err)
+			}
+			series = append(series, name)
+		}
 	}
 	return &Chart{Name: "acf", Title: "Autocorrelation with the detected period marked", Series: series, plot: p}, nil
+}
+
+// ThrottleLoadChart draws the share of interactive attempts throttled
+// beside the batch attempt rate, with the waves marked: a throttle share
+// that stays up after the batch load has fallen back is a stampede still
+// draining, not load. The y axis is the share in percent, topped at a round
+// value just above its peak so a few percent still show; the batch rate is
+// scaled so its peak meets that top, which its legend entry states in
+// attempts per second (plot has no second axis).
+func ThrottleLoadChart(r *analyze.Result, points []LoadPoint) (*Chart, error) {
+	if len(points) == 0 {
+		return nil, fmt.Errorf("throttle chart: no per-second counts")
+	}
+	p := newPlot("Interactive throttling beside batch load", startLabel(r), "interactive attempts throttled (%)")
+	peak, peakShare := 0.0, 0.0
+	for _, pt := range points {
+		peak = math.Max(peak, pt.BatchRate)
+		if pt.InteractiveAttempts > 0 {
+			peakShare = math.Max(peakShare, 100*pt.InteractiveThrottled/pt.InteractiveAttempts)
+		}
+	}
+	top := 100.0
+	for _, t := range []float64{10, 20, 50} {
+		if peakShare*1.1 <= t {
+			top = t
+			break
+		}
+	}
+	var share, load plotter.XYs
+	for _, pt := range points {
+		if pt.InteractiveAttempts > 0 {
+			share = append(share, plotter.XY{X: pt.Offset, Y: 100 * pt.InteractiveThrottled / pt.InteractiveAttempts})
+		}
+		if peak > 0 {
+			load = append(load, plotter.XY{X: pt.Offset, Y: top * pt.BatchRate / peak})
+		}
+	}
+	var series []string
+	if len(load) > 0 {
+		l, err := plotter.NewLine(load)
+		if err != nil {
+			return nil, fmt.Errorf("throttle chart: %w", err)
+		}
+		l.Color, l.Width = colourLoad, vg.Points(1)
+		l.FillColor = color.RGBA{0, 0, 0, 40}
+		p.Add(l)
+		name := fmt.Sprintf("batch attempts/s, scaled: peak %s/s = %s%%", trimFloat(peak), trimFloat(top))
+		p.Legend.Add(name, l)
+		series = append(series, name)
+	}
+	if len(share) > 0 {
+		l, err := plotter.NewLine(share)
+		if err != nil {
+			return nil, fmt.Errorf("throttle chart: %w", err)
+		}
+		l.Color, l.Width = colourThrottled, vg.Points(2)
+		p.Add(l)
+		p.Legend.Add("interactive attempts throttled, %", l)
+		series = append(series, "interactive attempts throttled, %")
+	}
+	if len(series) == 0 {
+		return nil, fmt.Errorf("throttle chart: no batch or interactive attempts")
+	}
+	p.X.Min, p.Y.Min, p.Y.Max = 0, 0, top
+	headroom(p)
+	if len(r.Waves.Waves) > 0 {
+		if err := markVertical(p, "wave start", waveOffsets(r)); err != nil {
+			return nil, fmt.Errorf("throttle chart: %w", err)
+		}
+		series = append(series, "wave start")
+	}
+	caption := fmt.Sprintf("Share of interactive attempts throttled beside the batch attempt rate (%d s windows), waves marked", loadWindow)
+	return &Chart{Name: "throttle-load", Title: caption, Series: series, plot: p}, nil
+}
+
+// trimFloat prints a rate with at most one decimal, none when whole.
+func trimFloat(v float64) string {
+	if v == math.Trunc(v) {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
 }

@@ -19,10 +19,11 @@ var chartDir = flag.String("chartdir", "", "also write the test charts into `DIR
 
 // incidentSeries is per-second traffic for incidentResult: a background of
 // successful calls, and at each wave a burst of throttled attempts that
-// decays over a few seconds; its ACF peaks at the 84 s period.
+// decays over a few seconds. It also gives r an ACF curve that peaks at the
+// 84 s period, with a 12 s comb near lag 0.
 func incidentSeries(r *analyze.Result) Series {
 	n := int(r.Window.Duration) + 1
-	s := Series{Rate: make([]RatePoint, n), ACFLagStep: 0.5}
+	s := Series{Rate: make([]RatePoint, n)}
 	for i := range s.Rate {
 		s.Rate[i] = RatePoint{Offset: float64(i), OK: 20}
 	}
@@ -40,9 +41,13 @@ func incidentSeries(r *analyze.Result) Series {
 			interactive[i].Throttled = 2
 		}
 	}
-	s.RateByClass = []ClassRate{{Class: "interactive", Points: interactive}}
-	for lag := 0.0; lag <= 300; lag += s.ACFLagStep {
-		s.ACF = append(s.ACF, math.Exp(-lag/400)*math.Pow(math.Cos(math.Pi*lag/84.2), 20))
+	s.RateByClass = []ClassRate{{Class: "batch", Points: s.Rate}, {Class: "interactive", Points: interactive}}
+	r.Waves.ACFLagStep = 0.5
+	r.Waves.ACFCurve = nil
+	for lag := 0.0; lag <= 4.25*84.2; lag += r.Waves.ACFLagStep {
+		period := math.Exp(-lag/400) * math.Pow(math.Cos(math.Pi*lag/84.2), 20)
+		comb := 0.4 * math.Exp(-lag/20) * math.Pow(math.Cos(math.Pi*lag/12), 40)
+		r.Waves.ACFCurve = append(r.Waves.ACFCurve, math.Max(period, comb))
 	}
 	return s
 }
@@ -55,8 +60,10 @@ func TestCharts(t *testing.T) {
 	}
 	want := map[string][]string{
 		"rate":             {"ok", "throttled", "error", "wave start"},
+		"rate-batch":       {"ok", "throttled", "error", "wave start"},
 		"rate-interactive": {"ok", "throttled", "wave start"},
-		"acf":              {"ACF", "99% surrogate threshold", "period 84."},
+		"throttle-load":    {"batch attempts/s, scaled: peak ", "interactive attempts throttled, %", "wave start"},
+		"acf":              {"ACF", "99% surrogate threshold", "period 84.", "retry comb inside a wave, every 12.00 s"},
 		"waves":            {"wave size", "fitted decay: ×"},
 	}
 	if len(charts) != len(want) {
@@ -117,10 +124,12 @@ func seriesColours(name string) [][3]uint8 {
 	switch name {
 	case "rate-interactive":
 		return [][3]uint8{rgb(colourOK), rgb(colourThrottled)}
-	case "rate":
+	case "rate", "rate-batch":
 		return [][3]uint8{rgb(colourOK), rgb(colourThrottled), rgb(colourError)}
 	case "acf":
-		return [][3]uint8{rgb(colourOK), rgb(colourThrottled)}
+		return [][3]uint8{rgb(colourOK), rgb(colourThrottled), rgb(colourMark), rgb(colourComb)}
+	case "throttle-load":
+		return [][3]uint8{rgb(colourThrottled), rgb(colourMark)}
 	}
 	return [][3]uint8{rgb(colourOK), rgb(colourFit)}
 }

@@ -73,3 +73,65 @@ func rateSeries(tl *timeline.Timeline, r *analyze.Result, keep func(timeline.Cla
 	}
 	return points
 }
+
+// loadWindow is the seconds each point of the throttle-and-load chart
+// sums: a few interactive requests a second give a share that jumps
+// between 0 and 100% second by second, and a window much shorter than a
+// wave period still shows each wave.
+const loadWindow = 5
+
+// LoadPoint is one window of the throttle-and-load chart.
+type LoadPoint struct {
+	// Offset is the window's centre, seconds after the incident start.
+	Offset float64
+	// BatchRate is batch attempts per second, averaged over the window.
+	BatchRate float64
+	// InteractiveAttempts and InteractiveThrottled count the window's
+	// interactive attempts of known outcome, and those throttled.
+	InteractiveAttempts, InteractiveThrottled float64
+}
+
+// ThrottleLoadSeries sums the per-second class series over a centred
+// window of the given seconds, one point per second. It is nil without
+// interactive traffic, whose throttling is what the chart shows.
+func ThrottleLoadSeries(byClass []ClassRate, window int) []LoadPoint {
+	var batch, interactive []RatePoint
+	for _, c := range byClass {
+		switch c.Class {
+		case timeline.ClassBatch.String():
+			batch = c.Points
+		case timeline.ClassInteractive.String():
+			interactive = c.Points
+		}
+	}
+	n := max(len(batch), len(interactive))
+	if len(interactive) == 0 || n == 0 {
+		return nil
+	}
+	window = max(1, window)
+	total := func(pts []RatePoint, i int) float64 {
+		if i >= len(pts) {
+			return 0
+		}
+		return pts[i].OK + pts[i].Throttled + pts[i].Errored
+	}
+	throttled := func(i int) float64 {
+		if i >= len(interactive) {
+			return 0
+		}
+		return interactive[i].Throttled
+	}
+	out := make([]LoadPoint, n)
+	for i := range out {
+		lo, hi := max(0, i-window/2), min(n, i-window/2+window)
+		pt := LoadPoint{Offset: float64(i)}
+		for k := lo; k < hi; k++ {
+			pt.BatchRate += total(batch, k)
+			pt.InteractiveAttempts += total(interactive, k)
+			pt.InteractiveThrottled += throttled(k)
+		}
+		pt.BatchRate /= float64(hi - lo)
+		out[i] = pt
+	}
+	return out
+}
