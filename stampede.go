@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stampede/stampede/analyze"
@@ -56,6 +57,63 @@ type Config struct {
 	// Align corrects the estimated clock offset of each log against the
 	// access log before analysing.
 	Align bool
+	// Progress, when set, is told how far Ingest has got: about once per
+	// MiB of input per file, and once as each file finishes. It may be
+	// called from several goroutines at once, so it must be safe for
+	// concurrent use, and quick; snapshots from parallel files may arrive
+	// slightly out of order.
+	Progress func(Progress)
+}
+
+// Progress is a snapshot of an Ingest in flight.
+type Progress struct {
+	// Bytes of input read so far, as stored: compressed files count their
+	// compressed bytes, so Bytes reaches TotalBytes.
+	Bytes int64
+	// TotalBytes is the size of every input, from the file system before
+	// reading starts; 0 when unknown (standard input).
+	TotalBytes int64
+	// Lines read so far; it lags Bytes by the read buffer.
+	Lines int64
+	// FilesDone of Files have been read; FilesDone == Files means the
+	// reading is over.
+	FilesDone, Files int
+}
+
+// progressCounter adds up the progress of files read in parallel.
+type progressCounter struct {
+	report       func(Progress)
+	bytes, lines atomic.Int64
+	filesDone    atomic.Int64
+	// sizes are the files' sizes when the Ingest started.
+	sizes      []int64
+	totalBytes int64
+	files      int
+}
+
+func newProgressCounter(report func(Progress), files []string) *progressCounter {
+	pc := &progressCounter{report: report, files: len(files), sizes: make([]int64, len(files))}
+	for i, f := range files {
+		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
+			pc.sizes[i] = st.Size()
+			pc.totalBytes += st.Size()
+		}
+	}
+	return pc
+}
+
+func (pc *progressCounter) add(bytes, lines int64, fileDone bool) {
+	done := pc.filesDone.Load()
+	if fileDone {
+		done = pc.filesDone.Add(1)
+	}
+	pc.report(Progress{
+		Bytes:      pc.bytes.Add(bytes),
+		TotalBytes: pc.totalBytes,
+		Lines:      pc.lines.Add(lines),
+		FilesDone:  int(done),
+		Files:      pc.files,
+	})
 }
 
 // logExtensions are what a directory input contributes; JSON files are left
@@ -154,6 +212,10 @@ func Ingest(ctx context.Context, cfg Config) (*timeline.Timeline, error) {
 		return nil, err
 	}
 
+	var progress *progressCounter
+	if cfg.Progress != nil {
+		progress = newProgressCounter(cfg.Progress, files)
+	}
 	parts := make([]*timeline.Timeline, len(files))
 	errs := make([]error, len(files))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -172,7 +234,19 @@ func Ingest(ctx context.Context, cfg Config) (*timeline.Timeline, error) {
 			if name, ok := cfg.FileFormats[f]; ok {
 				fileOpt.Format = name
 			}
+			if progress == nil {
+				parts[i], errs[i] = readOne(f, fileOpt)
+				return
+			}
+			var readBytes int64
+			fileOpt.Progress = func(bytes, lines int64) {
+				readBytes += bytes
+				progress.add(bytes, lines, false)
+			}
 			parts[i], errs[i] = readOne(f, fileOpt)
+			// Timelines and failed reads report nothing on the way; the
+			// file still counts as read, so the total is reached.
+			progress.add(max(progress.sizes[i]-readBytes, 0), 0, true)
 		}()
 	}
 	wg.Wait()

@@ -147,6 +147,7 @@ Exit status:
 			}
 			cfg := o.inputs.config(args)
 			o.analysisFlags.apply(&cfg)
+			defer attachProgress(&cfg, cmd.ErrOrStderr())()
 			res, err := stampede.Analyze(cmd.Context(), cfg)
 			if err != nil {
 				return err

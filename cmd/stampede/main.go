@@ -165,6 +165,7 @@ func newAnalyzeCmd() *cobra.Command {
 			}
 			cfg := o.inputs.config(args)
 			o.analysisFlags.apply(&cfg)
+			defer attachProgress(&cfg, cmd.ErrOrStderr())()
 			if err := checkOutput(o.output, args); err != nil {
 				return err
 			}
@@ -231,7 +232,9 @@ func newIngestCmd() *cobra.Command {
 			if err := checkOutput(o.output, args); err != nil {
 				return err
 			}
-			tl, err := stampede.Ingest(cmd.Context(), o.inputs.config(args))
+			cfg := o.inputs.config(args)
+			defer attachProgress(&cfg, cmd.ErrOrStderr())()
+			tl, err := stampede.Ingest(cmd.Context(), cfg)
 			if err != nil {
 				return err
 			}
