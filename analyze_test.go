@@ -237,6 +237,13 @@ func TestRealTraces(t *testing.T) {
 			DecayFit  float64 `json:"wave_geometric_fit_ratio"`
 			WaveSizes []int64 `json:"wave_sizes"`
 		} `json:"headline"`
+		Waves struct {
+			Waves []struct {
+				Calls     int64 `json:"sdk_calls"`
+				Attempts  int64 `json:"http_attempts"`
+				Throttled int64 `json:"http_429"`
+			} `json:"waves"`
+		} `json:"waves"`
 		Calls map[string]struct {
 			Calls  int64 `json:"sdk_calls"`
 			Failed int64 `json:"failed"`
@@ -323,6 +330,17 @@ func TestRealTraces(t *testing.T) {
 			}
 			if !within(w.DecayRatio, truth.Headline.DecayFit, 0.05) {
 				t.Errorf("decay %.3f, truth %.3f", w.DecayRatio, truth.Headline.DecayFit)
+			}
+			if tc.joinable && len(w.Waves) == len(truth.Waves.Waves) {
+				// With task ids on the wire, each wave's batch attempts and
+				// throttles are the endpoint's own counts.
+				for i, tw := range truth.Waves.Waves {
+					got := w.Waves[i]
+					if got.Size != tw.Calls || got.Attempts != tw.Attempts || got.Throttled != tw.Throttled {
+						t.Errorf("wave %d: %d calls, %d attempts, %d throttled; truth %d, %d, %d",
+							i+1, got.Size, got.Attempts, got.Throttled, tw.Calls, tw.Attempts, tw.Throttled)
+					}
+				}
 			}
 			if layer(res, "queue attempts per task").Capped {
 				t.Errorf("queue layer reported capped; the runner has no cap")

@@ -46,6 +46,7 @@ func Run(tl *timeline.Timeline, opt Options) *Result {
 	res.Reconcile = reconcile(j)
 	res.Amplification = amplify(j)
 	res.Waves = findWaves(j, opt)
+	attributeSDK(&res.Waves, res.Clients)
 	res.Warnings = append(res.Warnings, j.warnings...)
 	res.Warnings = append(res.Warnings, waveWarnings(&res.Waves, res.Window.Duration)...)
 	res.Warnings = append(res.Warnings, clockWarnings(res.Clocks)...)
@@ -165,6 +166,9 @@ func findings(r *Result) []string {
 			s += fmt.Sprintf("; inside each wave retries repeat every %s", secs(w.IntraWaveSpacing))
 		}
 		out = append(out, s+".")
+	}
+	if s := interactiveFinding(&w); s != "" {
+		out = append(out, s)
 	}
 	// The client whose policy can synchronise retries, when it was
 	// throttled: the knob a user turns next.

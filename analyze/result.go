@@ -7,7 +7,7 @@ import "time"
 
 // SchemaVersion is the version of the JSON result schema (docs/result-schema.md).
 // Bump the minor for additions, the major for renames or removals.
-const SchemaVersion = "1.3"
+const SchemaVersion = "1.4"
 
 // Result is everything stampede concludes about one incident.
 type Result struct {
@@ -208,6 +208,27 @@ type Waves struct {
 	Delays []DelayStats `json:"delays"`
 	// Suspects are fixed delays that explain the period.
 	Suspects []FixedDelay `json:"suspects"`
+	// BucketEmptyAfter is the median over waves of the time from a wave's
+	// first batch attempt to its first throttle: how fast the burst drained
+	// the rate limit (an upper bound: the log shows no token counts).
+	BucketEmptyAfter *float64 `json:"bucket_empty_after_s,omitempty"`
+	// BucketEmptyFor is the median over waves of the time from a wave's
+	// last throttle to the next successful batch or interactive attempt:
+	// how long the limit stayed too empty for one request (an upper bound
+	// when no request arrived sooner).
+	BucketEmptyFor *float64 `json:"bucket_empty_for_s,omitempty"`
+	// BucketResolution is the timestamp resolution both bucket times are
+	// known to: 1 when the attempts carry whole seconds only.
+	BucketResolution float64 `json:"bucket_resolution_s,omitempty"`
+	// BelowInteractiveWave is the first wave, counted from 1, whose arrival
+	// rate (size / width, decaying by DecayRatio) the fit puts below the
+	// interactive attempt rate; 0 when unknown or never. BelowInteractiveAt
+	// is when that wave is due (periodic only).
+	BelowInteractiveWave int        `json:"below_interactive_wave,omitempty"`
+	BelowInteractiveAt   *time.Time `json:"below_interactive_at,omitempty"`
+	// Interactive is the impact on interactive traffic; absent when the
+	// log has no interactive attempts or no waves.
+	Interactive *InteractiveImpact `json:"interactive,omitempty"`
 }
 
 // Wave is one burst of retries that arrived together.
@@ -221,6 +242,8 @@ type Wave struct {
 	Size      int64 `json:"size"`
 	Attempts  int64 `json:"attempts"`
 	Throttled int64 `json:"throttled"`
+	// ThrottledShare is Throttled / Attempts.
+	ThrottledShare float64 `json:"throttled_share"`
 }
 
 // DelayStats summarises one kind of measured gap.
@@ -292,4 +315,44 @@ type Client struct {
 	Synchronising bool `json:"synchronising"`
 	// Policy is the whole policy as a sentence.
 	Policy string `json:"policy"`
+}
+
+// InteractiveImpact is what the batch waves did to the interactive traffic
+// class sharing the same rate limit. Rates are throttled attempts over
+// attempts in each span; a span with no interactive attempt has rate 0 and
+// Attempts 0.
+type InteractiveImpact struct {
+	// Margin extends each wave's window (first attempt to last attempt of
+	// the wave) to cover responses still in flight.
+	Margin  float64    `json:"margin_s"`
+	InWaves ImpactSpan `json:"in_waves"`
+	Between ImpactSpan `json:"between_waves"`
+	Before  ImpactSpan `json:"before_waves"`
+	After   ImpactSpan `json:"after_waves"`
+	// EmptySeconds counts the 1 s bins with at least one interactive
+	// attempt in which every interactive attempt was throttled: seconds
+	// when interactive requests found the bucket empty.
+	EmptySeconds int64 `json:"empty_seconds"`
+	// Degraded is true when the interactive throttle rate inside waves rose
+	// above the rate before them by more than the tolerance.
+	Degraded bool `json:"degraded"`
+	// RecoveredAfter is the time from the end of the last wave until the
+	// interactive throttle rate over a sliding 10 s window fell back to
+	// the pre-wave rate + 5 points; 0 when it already had. Recovered is
+	// false when it never did before the log ended (RecoveredAfter then
+	// runs to the end of the log).
+	RecoveredAfter float64 `json:"recovered_after_s"`
+	Recovered      bool    `json:"recovered"`
+	// Correlation is Pearson's r between batch attempts per second and
+	// interactive throttles per second.
+	Correlation float64 `json:"correlation"`
+	// Rate is interactive attempts per second over the whole window.
+	Rate float64 `json:"rate_per_s"`
+}
+
+// ImpactSpan counts interactive attempts in one kind of span.
+type ImpactSpan struct {
+	Attempts     int64   `json:"attempts"`
+	Throttled    int64   `json:"throttled"`
+	ThrottleRate float64 `json:"throttle_rate"`
 }

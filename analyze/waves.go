@@ -575,6 +575,7 @@ func findWaves(j *joins, opt Options) Waves {
 	if w.Periodic {
 		w.Suspects = explainPeriod(j, w.Period, w.Delays)
 	}
+	describeAnatomy(j, &w)
 	return w
 }
 
@@ -706,6 +707,14 @@ func countWaveAttempts(j *joins, waves []Wave) {
 			break
 		}
 	}
+	// An access log stamped to the whole second puts an attempt's start up
+	// to a second early, ahead of a wave start taken from a finer SDK log:
+	// open each wave's window that much sooner so its first attempts count
+	// in it, not in the wave before.
+	var margin int64
+	if wholeSecondAttempts(j) {
+		margin = int64(time.Second)
+	}
 	// j.http is in Start order, so a moving index walks the waves once.
 	w := -1
 	for _, i := range j.http {
@@ -713,7 +722,7 @@ func countWaveAttempts(j *joins, waves []Wave) {
 		if batch && e.Class != timeline.ClassBatch {
 			continue
 		}
-		for w+1 < len(waves) && e.Start >= waves[w+1].Start.UnixNano() {
+		for w+1 < len(waves) && e.Start >= waves[w+1].Start.UnixNano()-margin {
 			w++
 		}
 		if w < 0 {
@@ -724,6 +733,22 @@ func countWaveAttempts(j *joins, waves []Wave) {
 			waves[w].Throttled++
 		}
 	}
+}
+
+// wholeSecondAttempts reports whether every attempt was logged at a whole
+// second.
+func wholeSecondAttempts(j *joins) bool {
+	for _, i := range j.http {
+		e := &j.tl.Events[i]
+		logged := e.Start
+		if e.End != 0 {
+			logged = e.End
+		}
+		if logged%int64(time.Second) != 0 {
+			return false
+		}
+	}
+	return len(j.http) > 0
 }
 
 // delaySample collects gaps and whether every timestamp involved was a whole

@@ -323,6 +323,22 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 			}
 		}
 	}
+	if w.BelowInteractiveWave > 0 {
+		below := fmt.Sprintf("wave %d", w.BelowInteractiveWave)
+		if w.BelowInteractiveAt != nil {
+			below += ", due " + timestamp(*w.BelowInteractiveAt)
+		}
+		facts = append(facts, fact{"bursts below the interactive rate from", below})
+	}
+	if w.BucketEmptyAfter != nil {
+		facts = append(facts, fact{"limit empty after (median first attempt to first throttle)", seconds(*w.BucketEmptyAfter)})
+	}
+	if w.BucketEmptyFor != nil {
+		facts = append(facts, fact{"limit empty for (median last throttle to next success)", seconds(*w.BucketEmptyFor)})
+	}
+	if w.BucketResolution > 0 {
+		facts = append(facts, fact{"bucket times resolved to", seconds(w.BucketResolution)})
+	}
 	if w.BurstsStopped != nil {
 		facts = append(facts, fact{"bursts stopped", timestamp(*w.BurstsStopped) + " (" +
 			offset(w.BurstsStopped.Sub(window.Start).Seconds()) + ")"})
@@ -331,12 +347,35 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 		s.blocks = append(s.blocks, block{facts: facts})
 	}
 	if len(w.Waves) > 0 {
-		g := newGrid("#wave", "start (UTC)", "#offset", "#width", "#size (calls)", "#attempts", "#throttled")
+		g := newGrid("#wave", "start (UTC)", "#offset", "#width", "#size (calls)", "#attempts", "#throttled", "#share")
 		for i, wv := range w.Waves {
 			g.add(count(int64(i+1)), timestamp(wv.Start), offset(wv.Start.Sub(window.Start).Seconds()),
-				seconds(wv.Width), count(wv.Size), count(wv.Attempts), count(wv.Throttled))
+				seconds(wv.Width), count(wv.Size), count(wv.Attempts), count(wv.Throttled), percent(wv.ThrottledShare))
 		}
 		s.blocks = append(s.blocks, block{label: "Waves (offset from window start; width holds the central 90% of arrivals; size is calls above the background rate)", table: g})
+	}
+	if im := w.Interactive; im != nil {
+		g := newGrid("interactive attempts", "#attempts", "#throttled", "#throttle rate")
+		for _, sp := range []struct {
+			name string
+			s    analyze.ImpactSpan
+		}{{"before the first wave", im.Before}, {"inside waves", im.InWaves}, {"between waves", im.Between}, {"after the last wave", im.After}} {
+			g.add(sp.name, count(sp.s.Attempts), count(sp.s.Throttled), percent(sp.s.ThrottleRate))
+		}
+		s.blocks = append(s.blocks, block{label: fmt.Sprintf("Interactive traffic (wave window: first to last batch attempt + %s)", seconds(im.Margin)), table: g})
+		recovery := "not degraded"
+		switch {
+		case im.Degraded && im.Recovered:
+			recovery = seconds(im.RecoveredAfter) + " after the last wave"
+		case im.Degraded:
+			recovery = "not before the log ended, " + seconds(im.RecoveredAfter) + " after the last wave"
+		}
+		s.blocks = append(s.blocks, block{facts: []fact{
+			{"seconds the interactive class found the limit empty", count(im.EmptySeconds)},
+			{"interactive back to its pre-wave throttle rate", recovery},
+			{"correlation, batch attempts vs interactive throttles per second", fixed(im.Correlation, 2)},
+			{"interactive attempt rate", fixed(im.Rate, 2) + "/s"},
+		}})
 	}
 	if len(w.Delays) == 0 {
 		s.blocks = append(s.blocks, sentences("no retry delays measured"))

@@ -1,0 +1,371 @@
+package analyze
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/stampede/stampede/timeline"
+)
+
+// Wave anatomy: how each burst met the rate limit, and what it did to the
+// interactive class sharing it. Everything here reads attempts on the wire;
+// the log shows arrivals and verdicts, never the limiter's token count, so
+// bucket times are the times at which the verdicts changed.
+
+// impactMargin extends a wave's window past its last attempt to cover
+// responses still in flight.
+const impactMargin = 0.5
+
+// recoveryWindow is the sliding window over which the interactive throttle
+// rate is judged to have recovered, and recoveryTolerance how far above
+// the pre-wave rate still counts as recovered.
+const (
+	recoveryWindow    = 10.0
+	recoveryTolerance = 0.05
+)
+
+// waveSpan is one wave's attempts on the wire, Unix nanoseconds.
+type waveSpan struct {
+	first, last                 int64
+	firstThrottle, lastThrottle int64 // 0 when none
+}
+
+// waveSpans walks the batch attempts (all attempts when no class is
+// known) of each wave's slot, from its start to the next wave's start, and
+// ends the wave at the last attempt before a gap longer than maxGap, so
+// stray background attempts later in the slot do not stretch it.
+func waveSpans(j *joins, waves []Wave, maxGap, slack int64) []waveSpan {
+	spans := make([]waveSpan, len(waves))
+	if len(waves) == 0 {
+		return spans
+	}
+	tl := j.tl
+	batch := hasClass(j, timeline.ClassBatch)
+	closed := make([]bool, len(waves))
+	w := -1
+	for _, i := range j.http {
+		e := &tl.Events[i]
+		if batch && e.Class != timeline.ClassBatch {
+			continue
+		}
+		for w+1 < len(waves) && e.Start >= waves[w+1].Start.UnixNano()-slack {
+			w++
+		}
+		if w < 0 || closed[w] {
+			continue
+		}
+		s := &spans[w]
+		if s.first != 0 && e.Start-s.last > maxGap {
+			closed[w] = true
+			continue
+		}
+		if s.first == 0 {
+			s.first = e.Start
+		}
+		s.last = e.Start
+		if e.Outcome == timeline.OutcomeThrottled {
+			if s.firstThrottle == 0 {
+				s.firstThrottle = e.Start
+			}
+			s.lastThrottle = e.Start
+		}
+	}
+	return spans
+}
+
+func hasClass(j *joins, c timeline.Class) bool {
+	for _, i := range j.http {
+		if j.tl.Events[i].Class == c {
+			return true
+		}
+	}
+	return false
+}
+
+// describeAnatomy fills the throttled shares, the bucket times, the
+// interactive impact and the projection against the interactive rate.
+func describeAnatomy(j *joins, w *Waves) {
+	for i := range w.Waves {
+		w.Waves[i].ThrottledShare = ratio(float64(w.Waves[i].Throttled), float64(w.Waves[i].Attempts))
+	}
+	if len(w.Waves) == 0 {
+		return
+	}
+	// A wave's own retries follow within a fraction of the period; a
+	// longer silence ends it. Attempts stamped to the second (while the
+	// wave starts come from a finer log) can precede the start by up to a
+	// second.
+	maxGap, slack := int64(2e9), int64(0)
+	if w.Periodic {
+		maxGap = max(int64(1e9), int64(w.Period*1e9/4))
+		slack = min(int64(w.Period*1e9/4), int64(1e9))
+	}
+	spans := waveSpans(j, w.Waves, maxGap, slack)
+	w.BucketEmptyAfter, w.BucketEmptyFor, w.BucketResolution = bucketTimes(j, spans)
+	w.Interactive = interactiveImpact(j, spans)
+	if w.Interactive != nil {
+		projectBelowInteractive(w, w.Interactive.Rate)
+	}
+}
+
+// bucketTimes returns the medians over waves of first attempt to first
+// throttle, and of last throttle to the next ok attempt of any class.
+func bucketTimes(j *joins, spans []waveSpan) (emptyAfter, emptyFor *float64, resolution float64) {
+	tl := j.tl
+	var oks []int64
+	resolution = 1
+	for _, i := range j.http {
+		e := &tl.Events[i]
+		if e.Outcome == timeline.OutcomeOK {
+			oks = append(oks, e.Start)
+		}
+		// A start derived as end minus duration is only as fine as the
+		// end the log stamped.
+		if t := cmp.Or(e.End, e.Start); t%1e9 != 0 {
+			resolution = 0
+		}
+	}
+	var after, gap []float64
+	for _, s := range spans {
+		if s.firstThrottle == 0 {
+			continue
+		}
+		after = append(after, seconds(s.firstThrottle-s.first))
+		k := sort.Search(len(oks), func(i int) bool { return oks[i] > s.lastThrottle })
+		if k < len(oks) {
+			gap = append(gap, seconds(oks[k]-s.lastThrottle))
+		}
+	}
+	if len(after) > 0 {
+		v := percentile(after, 0.5)
+		emptyAfter = &v
+	}
+	if len(gap) > 0 {
+		v := percentile(gap, 0.5)
+		emptyFor = &v
+	}
+	return emptyAfter, emptyFor, resolution
+}
+
+// interactiveImpact splits interactive attempts by where they fell
+// relative to the wave windows; nil without interactive attempts.
+func interactiveImpact(j *joins, spans []waveSpan) *InteractiveImpact {
+	tl := j.tl
+	var inter []int
+	var t0, t1 int64
+	for k, i := range j.http {
+		e := &tl.Events[i]
+		if k == 0 || e.Start < t0 {
+			t0 = e.Start
+		}
+		t1 = max(t1, e.Start)
+		if e.Class == timeline.ClassInteractive {
+			inter = append(inter, i)
+		}
+	}
+	var windows [][2]int64
+	for _, s := range spans {
+		if s.first != 0 {
+			windows = append(windows, [2]int64{s.first, s.last + int64(impactMargin*1e9)})
+		}
+	}
+	if len(inter) == 0 || len(windows) == 0 {
+		return nil
+	}
+	im := &InteractiveImpact{Margin: impactMargin}
+	first, last := windows[0][0], windows[len(windows)-1][1]
+	w := 0
+	for _, i := range inter {
+		e := &tl.Events[i]
+		for w < len(windows) && e.Start >= windows[w][1] {
+			w++
+		}
+		var span *ImpactSpan
+		switch {
+		case e.Start < first:
+			span = &im.Before
+		case e.Start >= last:
+			span = &im.After
+		case w < len(windows) && e.Start >= windows[w][0]:
+			span = &im.InWaves
+		default:
+			span = &im.Between
+		}
+		span.Attempts++
+		if e.Outcome == timeline.OutcomeThrottled {
+			span.Throttled++
+		}
+	}
+	for _, s := range []*ImpactSpan{&im.InWaves, &im.Between, &im.Before, &im.After} {
+		s.ThrottleRate = ratio(float64(s.Throttled), float64(s.Attempts))
+	}
+	im.Rate = ratio(float64(len(inter)), seconds(t1-t0))
+
+	// Per-second series from the first attempt of any class.
+	n := int((t1-t0)/1e9) + 1
+	batch := make([]float64, n)
+	throttles := make([]float64, n)
+	attempts := make([]int, n)
+	throttled := make([]int, n)
+	batchOnly := hasClass(j, timeline.ClassBatch)
+	for _, i := range j.http {
+		e := &tl.Events[i]
+		b := int((e.Start - t0) / 1e9)
+		switch {
+		case e.Class == timeline.ClassInteractive:
+			attempts[b]++
+			if e.Outcome == timeline.OutcomeThrottled {
+				throttles[b]++
+				throttled[b]++
+			}
+		case !batchOnly || e.Class == timeline.ClassBatch:
+			batch[b]++
+		}
+	}
+	for b := range attempts {
+		if attempts[b] > 0 && throttled[b] == attempts[b] {
+			im.EmptySeconds++
+		}
+	}
+	im.Correlation = pearson(batch, throttles)
+
+	base := im.Before.ThrottleRate
+	if im.Before.Attempts == 0 {
+		base = 0
+	}
+	im.Degraded = im.InWaves.Attempts > 0 && im.InWaves.ThrottleRate > base+recoveryTolerance
+	im.RecoveredAfter, im.Recovered = recovery(tl, inter, last, t1, base+recoveryTolerance)
+	return im
+}
+
+// recovery slides a recoveryWindow-second window forward one second at a
+// time from end; the first window holding interactive attempts throttled at
+// no more than limit marks the recovery.
+func recovery(tl *timeline.Timeline, inter []int, end, logEnd int64, limit float64) (float64, bool) {
+	step, width := int64(1e9), int64(recoveryWindow*1e9)
+	for t := end; t <= logEnd; t += step {
+		var n, thr int
+		lo := sort.Search(len(inter), func(k int) bool { return tl.Events[inter[k]].Start >= t })
+		for k := lo; k < len(inter) && tl.Events[inter[k]].Start < t+width; k++ {
+			n++
+			if tl.Events[inter[k]].Outcome == timeline.OutcomeThrottled {
+				thr++
+			}
+		}
+		if n > 0 && float64(thr)/float64(n) <= limit {
+			return seconds(t - end), true
+		}
+	}
+	return seconds(max(0, logEnd-end)), false
+}
+
+// pearson is the correlation of x and y, 0 when either is constant.
+func pearson(x, y []float64) float64 {
+	n := float64(len(x))
+	if n < 2 {
+		return 0
+	}
+	var mx, my float64
+	for i := range x {
+		mx += x[i]
+		my += y[i]
+	}
+	mx /= n
+	my /= n
+	var sxy, sxx, syy float64
+	for i := range x {
+		dx, dy := x[i]-mx, y[i]-my
+		sxy += dx * dy
+		sxx += dx * dx
+		syy += dy * dy
+	}
+	if sxx == 0 || syy == 0 {
+		return 0
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
+
+// projectBelowInteractive finds the first wave whose arrival rate, decaying
+// by the fitted ratio from the first wave's, falls below the interactive
+// rate: from then on the bursts no longer dominate the limit.
+func projectBelowInteractive(w *Waves, interactiveRate float64) {
+	if interactiveRate <= 0 || w.DecayRatio <= 0 || w.DecayRatio >= 1 || len(w.Waves) == 0 {
+		return
+	}
+	first := w.Waves[0]
+	rate := float64(first.Size) / max(first.Width, w.BinWidth, 1e-3)
+	k := 0
+	for rate >= interactiveRate && k < 1000 {
+		rate *= w.DecayRatio
+		k++
+	}
+	if k >= 1000 {
+		return
+	}
+	w.BelowInteractiveWave = k + 1
+	if w.Periodic {
+		at := first.Start.Add(time.Duration(float64(k) * w.Period * 1e9))
+		w.BelowInteractiveAt = &at
+	}
+}
+
+// attributeSDK names the synchronising client behind a suspect whose SDK
+// retry delay honours retry-after exactly: the policy, not the code, sets
+// the delay, so the client is where the knob is.
+func attributeSDK(w *Waves, clients []Client) {
+	var best *Client
+	for i := range clients {
+		c := &clients[i]
+		if c.Synchronising && (best == nil || c.Throttled > best.Throttled) {
+			best = c
+		}
+	}
+	if best == nil {
+		return
+	}
+	name := best.SDK
+	if best.Version != "" {
+		name += " " + best.Version
+	}
+	repl := fmt.Sprintf("honoured exactly (SDK: %s, which %s)", name, best.RetryAfter)
+	for i := range w.Suspects {
+		w.Suspects[i].Text = strings.ReplaceAll(w.Suspects[i].Text, "honoured exactly (SDK)", repl)
+	}
+}
+
+// interactiveFinding is the headline sentence on interactive traffic.
+func interactiveFinding(w *Waves) string {
+	im := w.Interactive
+	if im == nil {
+		return ""
+	}
+	s := fmt.Sprintf("Interactive requests were throttled %s of the time inside waves and %s between them",
+		pct(im.InWaves.ThrottleRate), pct(im.Between.ThrottleRate))
+	if im.Before.Attempts > 0 {
+		s += fmt.Sprintf(" (%s before the first)", pct(im.Before.ThrottleRate))
+	}
+	s += fmt.Sprintf("; they found the bucket empty for %s %s", count(im.EmptySeconds), plural(im.EmptySeconds, "second", "seconds"))
+	switch {
+	case !im.Degraded:
+		s += "; the waves did not degrade them"
+	case im.Recovered && im.RecoveredAfter == 0:
+		s += "; no degradation remained after the last wave"
+	case im.Recovered:
+		s += fmt.Sprintf("; they stayed degraded %s after the last wave", secs(im.RecoveredAfter))
+	default:
+		s += fmt.Sprintf("; they were still degraded %s after the last wave, when the log ends", secs(im.RecoveredAfter))
+	}
+	if w.BucketEmptyAfter != nil && w.BucketEmptyFor != nil {
+		s += fmt.Sprintf(". The limit ran out %s into each wave and stayed too empty for a request %s after its last throttle (medians",
+			secs(*w.BucketEmptyAfter), secs(*w.BucketEmptyFor))
+		if w.BucketResolution > 0 {
+			s += fmt.Sprintf(", timestamps to %s", secs(w.BucketResolution))
+		}
+		s += ")"
+	}
+	return s + "."
+}

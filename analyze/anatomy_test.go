@@ -1,0 +1,266 @@
+package analyze
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stampede/stampede/ingest"
+	"github.com/stampede/stampede/timeline"
+)
+
+// anatomyTimeline builds two batch waves at 10 s and 70 s whose truth is
+// known by construction: each wave sends 11 attempts 0.1 s apart, the first
+// two pass and the rest are throttled (the bucket empties 0.2 s in).
+// Interactive attempts arrive at every half second past the second, from
+// 0.5 s to 129.5 s; those inside a wave window are throttled, as are those
+// in [71.5 s, 71.5 s + tail) after the last wave.
+func anatomyTimeline(tail float64, neverRecovers bool) (*timeline.Timeline, []Wave) {
+	tl := &timeline.Timeline{Sources: []timeline.Source{{Path: "synthetic.log", Format: "synthetic"}}}
+	at := func(s float64) int64 { return genEpoch + int64(math.Round(s*1e9)) }
+	add := func(s float64, class timeline.Class, o timeline.Outcome) {
+		tl.Events = append(tl.Events, timeline.Event{Start: at(s), Layer: timeline.LayerHTTP, Class: class,
+			Outcome: o, Status: statusOf(o), RetryAfter: timeline.NoRetryAfter})
+	}
+	starts := []float64{10, 70}
+	for s := 0.5; s < 130; s++ {
+		o := timeline.OutcomeOK
+		inWave := (s > 10 && s < 11.5) || (s > 70 && s < 71.5)
+		if inWave || (s >= 71.5 && (s < 71.5+tail || neverRecovers)) {
+			o = timeline.OutcomeThrottled
+		}
+		add(s, timeline.ClassInteractive, o)
+	}
+	for _, w := range starts {
+		for k := 0; k <= 10; k++ {
+			o := timeline.OutcomeThrottled
+			if k < 2 {
+				o = timeline.OutcomeOK
+			}
+			add(w+float64(k)/10, timeline.ClassBatch, o)
+		}
+	}
+	tl.Sort()
+	waves := []Wave{{Start: time.Unix(0, at(10)).UTC(), Width: 1, Size: 11}, {Start: time.Unix(0, at(70)).UTC(), Width: 1, Size: 11}}
+	return tl, waves
+}
+
+func TestDescribeAnatomy(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		tail           float64
+		never          bool
+		emptyFor       float64
+		recoveredAfter float64
+		recovered      bool
+		after          ImpactSpan
+	}{
+		{name: "recovers at once", emptyFor: 0.5, recovered: true, after: ImpactSpan{Attempts: 59}},
+		{name: "degraded 20 s", tail: 20, emptyFor: 10.5, recoveredAfter: 20, recovered: true,
+			after: ImpactSpan{Attempts: 59, Throttled: 20, ThrottleRate: 20.0 / 59}},
+		{name: "never recovers", never: true, emptyFor: 0.5, recoveredAfter: 129.5 - 71.5,
+			after: ImpactSpan{Attempts: 59, Throttled: 59, ThrottleRate: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tl, waves := anatomyTimeline(tc.tail, tc.never)
+			j := buildJoins(tl)
+			w := Waves{Waves: waves, Periodic: true, Period: 60, BinWidth: 0.1, DecayRatio: 0.5}
+			countWaveAttempts(j, w.Waves)
+			describeAnatomy(j, &w)
+			if got := w.Waves[0].ThrottledShare; math.Abs(got-9.0/11) > 1e-9 {
+				t.Errorf("wave 1 throttled share %v, want 9/11", got)
+			}
+			if w.BucketEmptyAfter == nil || math.Abs(*w.BucketEmptyAfter-0.2) > 1e-6 {
+				t.Errorf("bucket empty after %v, want 0.2 s", w.BucketEmptyAfter)
+			}
+			if w.BucketEmptyFor == nil || math.Abs(*w.BucketEmptyFor-tc.emptyFor) > 1e-6 {
+				t.Errorf("bucket empty for %v, want %v s", w.BucketEmptyFor, tc.emptyFor)
+			}
+			im := w.Interactive
+			if im == nil {
+				t.Fatal("no interactive impact")
+			}
+			want := map[string][2]ImpactSpan{
+				"in":      {im.InWaves, {Attempts: 2, Throttled: 2, ThrottleRate: 1}},
+				"between": {im.Between, {Attempts: 59}},
+				"before":  {im.Before, {Attempts: 10}},
+				"after":   {im.After, tc.after},
+			}
+			for k, v := range want {
+				if math.Abs(v[0].ThrottleRate-v[1].ThrottleRate) > 1e-9 || v[0].Attempts != v[1].Attempts || v[0].Throttled != v[1].Throttled {
+					t.Errorf("%s: %+v, want %+v", k, v[0], v[1])
+				}
+			}
+			if wantEmpty := int64(2 + min(tc.tail, 60)); !tc.never && im.EmptySeconds != wantEmpty {
+				t.Errorf("empty seconds %d, want %d", im.EmptySeconds, wantEmpty)
+			}
+			if !im.Degraded {
+				t.Error("not degraded, want degraded")
+			}
+			if im.Recovered != tc.recovered || math.Abs(im.RecoveredAfter-tc.recoveredAfter) > 1e-6 {
+				t.Errorf("recovered %v after %v s, want %v after %v s", im.Recovered, im.RecoveredAfter, tc.recovered, tc.recoveredAfter)
+			}
+			if f := interactiveFinding(&w); !strings.HasPrefix(f, "Interactive requests were throttled 100.0% of the time inside waves and 0.0% between them") {
+				t.Errorf("finding %q", f)
+			}
+		})
+	}
+}
+
+func TestNoInteractiveNoImpact(t *testing.T) {
+	tl := (incident{sizes: []int{200, 100, 50, 25}, width: time.Second, requeue: 60 * time.Second, attempts: 1, seed: 3}).build()
+	r := Run(tl, Options{Seed: 1})
+	if r.Waves.Interactive != nil {
+		t.Errorf("interactive impact %+v on a batch-only timeline", r.Waves.Interactive)
+	}
+	for _, f := range r.Findings {
+		if strings.HasPrefix(f, "Interactive") {
+			t.Errorf("finding %q on a batch-only timeline", f)
+		}
+	}
+}
+
+func TestPearson(t *testing.T) {
+	x := []float64{1, 5, 2, 8, 3, 0, 4}
+	neg := make([]float64, len(x))
+	lin := make([]float64, len(x))
+	for i, v := range x {
+		neg[i], lin[i] = -v, 3*v+2
+	}
+	for _, tc := range []struct {
+		name string
+		x, y []float64
+		want float64
+	}{
+		{"itself", x, x, 1},
+		{"linear", x, lin, 1},
+		{"negated", x, neg, -1},
+		{"constant", x, make([]float64, len(x)), 0},
+		{"too short", []float64{1}, []float64{1}, 0},
+		{"orthogonal", []float64{1, -1, 1, -1}, []float64{1, 1, -1, -1}, 0},
+	} {
+		if got := pearson(tc.x, tc.y); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%s: r = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestProjectBelowInteractive(t *testing.T) {
+	start := time.Unix(0, genEpoch).UTC()
+	for _, tc := range []struct {
+		name     string
+		w        Waves
+		rate     float64
+		wantWave int
+		wantAt   float64 // seconds after start, -1 for none
+	}{
+		// 100/s halves each wave: 50, 25, 12.5, 6.25 < 10 at wave 5.
+		{"periodic", Waves{Periodic: true, Period: 60, DecayRatio: 0.5, Waves: []Wave{{Start: start, Size: 100, Width: 1}}}, 10, 5, 240},
+		{"aperiodic", Waves{DecayRatio: 0.5, Waves: []Wave{{Start: start, Size: 100, Width: 1}}}, 10, 5, -1},
+		{"already below", Waves{Periodic: true, Period: 60, DecayRatio: 0.5, Waves: []Wave{{Start: start, Size: 5, Width: 1}}}, 10, 1, 0},
+		{"no decay", Waves{Periodic: true, Period: 60, DecayRatio: 1.1, Waves: []Wave{{Start: start, Size: 100, Width: 1}}}, 10, 0, -1},
+		{"no interactive", Waves{Periodic: true, Period: 60, DecayRatio: 0.5, Waves: []Wave{{Start: start, Size: 100, Width: 1}}}, 0, 0, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := tc.w
+			projectBelowInteractive(&w, tc.rate)
+			if w.BelowInteractiveWave != tc.wantWave {
+				t.Errorf("wave %d, want %d", w.BelowInteractiveWave, tc.wantWave)
+			}
+			switch {
+			case tc.wantAt < 0 && w.BelowInteractiveAt != nil:
+				t.Errorf("at %v, want none", w.BelowInteractiveAt)
+			case tc.wantAt >= 0 && (w.BelowInteractiveAt == nil || w.BelowInteractiveAt.Sub(start).Seconds() != tc.wantAt):
+				t.Errorf("at %v, want start + %v s", w.BelowInteractiveAt, tc.wantAt)
+			}
+		})
+	}
+}
+
+func TestAttributeSDK(t *testing.T) {
+	text := "period 84.00 s = requeue delay 60.00 s + 2 x retry-after 12.00 s ± 0.000 s honoured exactly (SDK)"
+	for _, tc := range []struct {
+		name    string
+		clients []Client
+		want    string
+	}{
+		{"synchronising client", []Client{
+			{SDK: "botocore standard", Throttled: 50},
+			{SDK: "openai-python", Version: "1.52.0", Throttled: 10, Synchronising: true, RetryAfter: "honours retry-after exactly up to 60 s"},
+		}, "honoured exactly (SDK: openai-python 1.52.0, which honours retry-after exactly up to 60 s)"},
+		{"no synchronising client", []Client{{SDK: "botocore standard", Throttled: 50}}, "honoured exactly (SDK)"},
+		{"no clients", nil, "honoured exactly (SDK)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := Waves{Suspects: []FixedDelay{{Kind: kindRequeue, Text: text}, {Kind: kindSDKDelay, Text: "2 x retry-after 12.00 s ± 0.000 s honoured exactly (SDK)"}}}
+			attributeSDK(&w, tc.clients)
+			for _, s := range w.Suspects {
+				if !strings.HasSuffix(s.Text, tc.want) {
+					t.Errorf("text %q, want it to end %q", s.Text, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// TestInteractiveImpactRealTrace compares the impact figures on a recorded
+// botocore trace with the figures its server-side truth file gives for the
+// same spans. The access log stamps whole seconds, so each wave window can
+// start up to a second early and end up to a second late: the in-wave
+// counts are loosely bounded, the spans outside the storm exactly.
+func TestInteractiveImpactRealTrace(t *testing.T) {
+	dir := "../testdata/traces/botocore-standard/"
+	tl, err := ingest.ReadFile(dir+"access.log", ingest.Options{})
+	if err != nil {
+		t.Skip(err)
+	}
+	calls, err := ingest.ReadFile(dir+"calls.jsonl", ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl.Append(calls)
+	tl.Sort()
+	timeline.ApplyClassRules(tl, timeline.DefaultClassRules, false)
+	var truth struct {
+		Impact map[string]json.RawMessage `json:"interactive_vs_waves"`
+	}
+	b, err := os.ReadFile(dir + "truth.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &truth); err != nil {
+		t.Fatal(err)
+	}
+	type span struct {
+		Requests int64   `json:"requests"`
+		Rate     float64 `json:"rate_429"`
+	}
+	im := Run(tl, Options{Seed: 1}).Waves.Interactive
+	if im == nil {
+		t.Fatal("no interactive impact")
+	}
+	for _, tc := range []struct {
+		key            string
+		got            ImpactSpan
+		attempts, rate float64 // tolerances
+	}{
+		{"before_batch", im.Before, 0, 0},
+		{"after_batch", im.After, 0, 0},
+		{"in_waves", im.InWaves, 10, 0.12},
+		{"outside_waves_during_batch", im.Between, 10, 0.03},
+	} {
+		var want span
+		if err := json.Unmarshal(truth.Impact[tc.key], &want); err != nil {
+			t.Fatalf("truth %s: %v", tc.key, err)
+		}
+		if math.Abs(float64(tc.got.Attempts-want.Requests)) > tc.attempts || math.Abs(tc.got.ThrottleRate-want.Rate) > tc.rate+1e-9 {
+			t.Errorf("%s: %d attempts at %.3f throttled, truth %d at %.3f", tc.key, tc.got.Attempts, tc.got.ThrottleRate, want.Requests, want.Rate)
+		}
+	}
+	if !im.Degraded || !im.Recovered || im.RecoveredAfter != 0 {
+		t.Errorf("degraded %v, recovered %v after %v s; truth: degraded inside waves, 0%% throttled after them", im.Degraded, im.Recovered, im.RecoveredAfter)
+	}
+}
