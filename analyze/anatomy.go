@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/stampede/stampede/timeline"
 )
 
@@ -263,30 +265,17 @@ func recovery(tl *timeline.Timeline, inter []int, end, logEnd int64, limit float
 	return seconds(max(0, logEnd-end)), false
 }
 
-// pearson is the correlation of x and y, 0 when either is constant.
+// pearson is the correlation of x and y, 0 when either is constant (where
+// the coefficient is undefined).
 func pearson(x, y []float64) float64 {
-	n := float64(len(x))
-	if n < 2 {
+	if len(x) < 2 {
 		return 0
 	}
-	var mx, my float64
-	for i := range x {
-		mx += x[i]
-		my += y[i]
-	}
-	mx /= n
-	my /= n
-	var sxy, sxx, syy float64
-	for i := range x {
-		dx, dy := x[i]-mx, y[i]-my
-		sxy += dx * dy
-		sxx += dx * dx
-		syy += dy * dy
-	}
-	if sxx == 0 || syy == 0 {
+	r := stat.Correlation(x, y, nil)
+	if math.IsNaN(r) {
 		return 0
 	}
-	return sxy / math.Sqrt(sxx*syy)
+	return r
 }
 
 // projectBelowInteractive finds the first wave whose arrival rate, decaying

@@ -700,13 +700,7 @@ func countWaveAttempts(j *joins, waves []Wave) {
 		return
 	}
 	tl := j.tl
-	batch := false
-	for _, i := range j.http {
-		if tl.Events[i].Class == timeline.ClassBatch {
-			batch = true
-			break
-		}
-	}
+	batch := hasClass(j, timeline.ClassBatch)
 	// An access log stamped to the whole second puts an attempt's start up
 	// to a second early, ahead of a wave start taken from a finer SDK log:
 	// open each wave's window that much sooner so its first attempts count
