@@ -173,13 +173,24 @@ func read(r io.Reader, name string, opt Options, sizeHint int64) (*timeline.Time
 	if dp, ok := p.(documentParser); ok {
 		return readDocument(br, name, dp, t)
 	}
+	if err := parseLines(&lineReader{r: br}, t, p, compressed, name); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// parseLines feeds every line of lr to p, appending events to t and
+// accounting each line in t.Sources[0]: parsed, or skipped with a reason.
+// compressed turns a read error into one counted, skipped line, since a
+// compressed log cut short still holds what came before the cut.
+func parseLines(lr *lineReader, t *timeline.Timeline, p lineParser, compressed bool, name string) error {
+	s := &t.Sources[0]
 	mp, _ := p.(multiParser)
 	// emit hands a multiParser the next event slot, stamped with the line.
 	emit := func() *timeline.Event {
 		t.Events = append(t.Events, timeline.Event{Line: s.Lines})
 		return &t.Events[len(t.Events)-1]
 	}
-	lr := lineReader{r: br}
 	for {
 		line, tooLong, err := lr.next()
 		if err != nil {
@@ -194,7 +205,7 @@ func read(r io.Reader, name string, opt Options, sizeHint int64) (*timeline.Time
 				s.AddSkip(s.Lines, "compressed data ends early or is damaged: "+err.Error())
 				break
 			}
-			return nil, fmt.Errorf("%s: after line %d: %w", name, s.Lines, err)
+			return fmt.Errorf("%s: after line %d: %w", name, s.Lines, err)
 		}
 		s.Lines++
 		if tooLong {
@@ -241,7 +252,7 @@ func read(r io.Reader, name string, opt Options, sizeHint int64) (*timeline.Time
 		s.Parsed++
 	}
 	s.Events = int64(len(t.Events))
-	return t, nil
+	return nil
 }
 
 // readDocument reads a format that is one document, whole, up to

@@ -13,42 +13,15 @@ import (
 	"github.com/stampede/stampede/timeline"
 )
 
-// readWithParser reads input line by line with p, accounting for every line
-// the way read does, so these formats are tested without the detection
-// chain.
+// readWithParser reads input with p through read's own line loop, so
+// these formats are tested without the detection chain.
 func readWithParser(t testing.TB, name string, input []byte, p lineParser) *timeline.Timeline {
 	t.Helper()
 	tl := &timeline.Timeline{Sources: []timeline.Source{{Path: name, Format: p.format()}}}
-	tl.Events = make([]timeline.Event, 0, len(input)/100+16)
-	s := &tl.Sources[0]
-	lr := lineReader{r: bufio.NewReaderSize(bytes.NewReader(input), 64<<10)}
-	for {
-		line, tooLong, err := lr.next()
-		if err != nil {
-			break
-		}
-		s.Lines++
-		if tooLong {
-			s.AddSkip(s.Lines, "line longer than 4 MiB")
-			continue
-		}
-		if s.Lines == 1 {
-			line = bytes.TrimPrefix(line, utf8BOM)
-		}
-		line = bytes.TrimSuffix(line, []byte{'\r'})
-		if isBlank(line) {
-			s.AddSkip(s.Lines, "blank line")
-			continue
-		}
-		tl.Events = append(tl.Events, timeline.Event{Line: s.Lines})
-		if reason := p.parse(line, &tl.Events[len(tl.Events)-1]); reason != "" {
-			tl.Events = tl.Events[:len(tl.Events)-1]
-			s.AddSkip(s.Lines, reason)
-			continue
-		}
-		s.Parsed++
+	lr := &lineReader{r: bufio.NewReaderSize(bytes.NewReader(input), 64<<10)}
+	if err := parseLines(lr, tl, p, false, name); err != nil {
+		t.Fatal(err)
 	}
-	s.Events = int64(len(tl.Events))
 	return tl
 }
 

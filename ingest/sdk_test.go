@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -50,35 +51,14 @@ func sdkParser(t testing.TB, name string) lineParser {
 	return nil
 }
 
-// readSDK feeds input to p line by line the way read() does (BOM, CRLF,
-// blank lines, accounting), so the parsers are tested before they are
-// wired into detection.
+// readSDK feeds input to p through parseLines, read's own line loop (BOM,
+// CRLF, blank lines, accounting), so the parsers are tested without
+// detection.
 func readSDK(p lineParser, name string, input []byte) *timeline.Timeline {
 	t := &timeline.Timeline{Sources: []timeline.Source{{Path: name, Format: p.format()}}}
-	s := &t.Sources[0]
-	input = bytes.TrimPrefix(input, utf8BOM)
-	for len(input) > 0 {
-		line := input
-		if k := bytes.IndexByte(input, '\n'); k >= 0 {
-			line, input = input[:k], input[k+1:]
-		} else {
-			input = nil
-		}
-		s.Lines++
-		line = bytes.TrimSuffix(line, []byte{'\r'})
-		if isBlank(line) {
-			s.AddSkip(s.Lines, "blank line")
-			continue
-		}
-		t.Events = append(t.Events, timeline.Event{Line: s.Lines})
-		if reason := p.parse(line, &t.Events[len(t.Events)-1]); reason != "" {
-			t.Events = t.Events[:len(t.Events)-1]
-			s.AddSkip(s.Lines, reason)
-			continue
-		}
-		s.Parsed++
-	}
-	s.Events = int64(len(t.Events))
+	lr := &lineReader{r: bufio.NewReaderSize(bytes.NewReader(input), 64<<10)}
+	// A reader over bytes fails only at EOF, which parseLines absorbs.
+	_ = parseLines(lr, t, p, false, name)
 	return t
 }
 
