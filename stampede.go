@@ -27,6 +27,7 @@ import (
 	"github.com/stampede/stampede/analyze"
 	"github.com/stampede/stampede/ingest"
 	"github.com/stampede/stampede/timeline"
+	"github.com/stampede/stampede/whatif"
 )
 
 // Config is everything a run needs; the CLI's flags only fill it in.
@@ -63,6 +64,14 @@ type Config struct {
 	// concurrent use, and quick; snapshots from parallel files may arrive
 	// slightly out of order.
 	Progress func(Progress)
+	// WhatIf replays the incident in the simulator under the measured retry
+	// policy and alternatives, and puts the comparison in Result.WhatIf.
+	WhatIf bool
+	// WhatIfGiven are the figures the logs cannot show (token sizes, the
+	// quota); zero fields are measured or assumed.
+	WhatIfGiven whatif.Given
+	// WhatIfSeeds is how many seeds each what-if row runs (0: 5).
+	WhatIfSeeds int
 }
 
 // Progress is a snapshot of an Ingest in flight.
@@ -216,9 +225,16 @@ func Ingest(ctx context.Context, cfg Config) (*timeline.Timeline, error) {
 	if cfg.Progress != nil {
 		progress = newProgressCounter(cfg.Progress, files)
 	}
-	parts := make([]*timeline.Timeline, len(files))
+	// Each file gives its sources and its events as parts: a large file
+	// is parsed in pieces at once, which are merged in file order.
+	type fileResult struct {
+		sources []timeline.Source
+		parts   []timeline.Part
+	}
+	results := make([]fileResult, len(files))
 	errs := make([]error, len(files))
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	workers := runtime.GOMAXPROCS(0)
+	sem := make(chan struct{}, workers)
 	var wg sync.WaitGroup
 	for i, f := range files {
 		wg.Add(1)
@@ -234,50 +250,90 @@ func Ingest(ctx context.Context, cfg Config) (*timeline.Timeline, error) {
 			if name, ok := cfg.FileFormats[f]; ok {
 				fileOpt.Format = name
 			}
+			var r fileResult
 			if progress == nil {
-				parts[i], errs[i] = readOne(f, fileOpt)
+				r.sources, r.parts, errs[i] = readOne(f, fileOpt, workers)
+			} else {
+				// Pieces of one large file report from their own goroutines.
+				var readBytes atomic.Int64
+				fileOpt.Progress = func(bytes, lines int64) {
+					readBytes.Add(bytes)
+					progress.add(bytes, lines, false)
+				}
+				r.sources, r.parts, errs[i] = readOne(f, fileOpt, workers)
+				// Timelines and failed reads report nothing on the way; the
+				// file still counts as read, so the total is reached.
+				progress.add(max(progress.sizes[i]-readBytes.Load(), 0), 0, true)
+			}
+			if errs[i] != nil {
 				return
 			}
-			var readBytes int64
-			fileOpt.Progress = func(bytes, lines int64) {
-				readBytes += bytes
-				progress.add(bytes, lines, false)
+			// Classes depend on each event alone, so they are set here, in
+			// parallel stretches, before the merge.
+			var inner sync.WaitGroup
+			for k := range r.parts {
+				events := r.parts[k].Events
+				step := max(len(events)/workers+1, 1<<16)
+				for lo := 0; lo < len(events); lo += step {
+					stretch := events[lo:min(lo+step, len(events))]
+					inner.Go(func() {
+						timeline.ApplyClassRules(&timeline.Timeline{Events: stretch}, rules, override)
+					})
+				}
 			}
-			parts[i], errs[i] = readOne(f, fileOpt)
-			// Timelines and failed reads report nothing on the way; the
-			// file still counts as read, so the total is reached.
-			progress.add(max(progress.sizes[i]-readBytes, 0), 0, true)
+			inner.Wait()
+			results[i] = r
 		}()
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	// A file cut short by cancellation reads as a damaged one; the run
+	// must still fail.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 
-	total := 0
-	for _, p := range parts {
-		total += len(p.Events)
+	var sources []timeline.Source
+	var parts []timeline.Part
+	for _, r := range results {
+		base := int32(len(sources))
+		sources = append(sources, r.sources...)
+		for _, p := range r.parts {
+			p.SourceBase += base
+			parts = append(parts, p)
+		}
 	}
-	tl := &timeline.Timeline{}
-	if len(parts) > 1 {
-		tl.Events = make([]timeline.Event, 0, total)
-	}
-	for _, p := range parts {
-		tl.Append(p)
-	}
-	timeline.ApplyClassRules(tl, rules, override)
-	tl.Sort()
+	tl := timeline.Merge(sources, parts)
+	// Both need the merged, sorted events; both keep every line accounted.
+	dropFarEvents(tl)
+	dropDuplicates(tl)
 	return tl, nil
 }
 
-func readOne(path string, opt ingest.Options) (*timeline.Timeline, error) {
+// readOne reads one input as its sources and the parts holding their
+// events (several for a large log parsed in pieces).
+func readOne(path string, opt ingest.Options, workers int) ([]timeline.Source, []timeline.Part, error) {
 	if path == "-" {
-		return ingest.Read(os.Stdin, "stdin", opt)
+		t, err := ingest.Read(os.Stdin, "stdin", opt)
+		if err != nil {
+			return nil, nil, err
+		}
+		return t.Sources, []timeline.Part{{Events: t.Events}}, nil
 	}
 	if timeline.IsTimelineFile(path) {
-		return timeline.ReadFile(path)
+		t, err := timeline.ReadFile(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		return t.Sources, []timeline.Part{{Events: t.Events}}, nil
 	}
-	return ingest.ReadFile(path, opt)
+	src, parts, err := ingest.ReadFileParts(path, opt, workers)
+	if err != nil {
+		return nil, nil, err
+	}
+	return []timeline.Source{src}, parts, nil
 }
 
 func ingestOptions(cfg Config) (ingest.Options, error) {
@@ -318,5 +374,14 @@ func AnalyzeTimeline(ctx context.Context, cfg Config) (*timeline.Timeline, *anal
 	if err != nil {
 		return nil, nil, err
 	}
-	return tl, analyze.Run(tl, analyze.Options{BinWidth: cfg.BinWidth, Seed: cfg.Seed, Align: cfg.Align}), nil
+	res := analyze.Run(tl, analyze.Options{BinWidth: cfg.BinWidth, Seed: cfg.Seed, Align: cfg.Align})
+	if cfg.WhatIf {
+		// A trace the simulator cannot replay still gets its report.
+		if wi, err := whatif.FromAnalysis(tl, res, cfg.WhatIfGiven, whatif.Options{Seeds: cfg.WhatIfSeeds}); err != nil {
+			res.Warnings = append(res.Warnings, err.Error())
+		} else {
+			res.WhatIf = wi
+		}
+	}
+	return tl, res, nil
 }

@@ -39,8 +39,10 @@ type labelled struct {
 	comb float64
 	// bin is the bin width the trace's timestamp resolution implies; the
 	// period tolerance is never finer than one bin.
-	bin  float64
-	desc string
+	bin float64
+	// attempts is how many attempts each call makes (1: no comb at all).
+	attempts int
+	desc     string
 }
 
 const minTruthWave = 5
@@ -112,7 +114,7 @@ func periodicTrace(rng *rand.Rand, seed uint64) labelled {
 			waves++
 		}
 	}
-	l := labelled{kind: "periodic", tl: in.build(), period: in.period().Seconds(), waves: waves, bin: bin}
+	l := labelled{kind: "periodic", tl: in.build(), period: in.period().Seconds(), waves: waves, bin: bin, attempts: in.attempts}
 	if spacing := in.retryAfter + in.attemptTime; in.wireOnly && in.attempts > 1 && in.width <= spacing/2 {
 		// Wider waves smear a wave's attempts into one another: there is
 		// no comb left to see.
@@ -203,6 +205,7 @@ type verdict struct {
 	found  bool
 	period float64
 	comb   float64
+	source string // where the period's candidate came from
 }
 
 type detector struct {
@@ -212,7 +215,7 @@ type detector struct {
 
 var stampedeDetector = detector{"stampede", func(tl *timeline.Timeline, seed uint64) verdict {
 	w := FindWaves(tl, Options{Seed: seed})
-	return verdict{found: w.Periodic, period: w.Period, comb: w.IntraWaveSpacing}
+	return verdict{found: w.Periodic, period: w.Period, comb: w.IntraWaveSpacing, source: w.CandidateSource}
 }}
 
 // naiveACFThreshold is the fixed cut-off of the baseline: the textbook
@@ -254,7 +257,12 @@ type score struct {
 	aperiodic, fp        int
 	fpByKind             map[string]int
 	combTruth, combFound int
-	misses               []string
+	// combFalse counts periodic traces with no retry-after comb that were
+	// given an intra-wave spacing anyway.
+	noComb, combFalse int
+	// bySource counts the right periods by where their candidate came from.
+	bySource map[string]int
+	misses   []string
 }
 
 func (s *score) add(l labelled, v verdict) {
@@ -264,6 +272,7 @@ func (s *score) add(l labelled, v verdict) {
 		s.reported++
 		if right {
 			s.correct++
+			s.bySource[v.source]++
 		}
 	}
 	switch {
@@ -290,6 +299,13 @@ func (s *score) add(l labelled, v verdict) {
 	}
 	if v.found {
 		s.errs = append(s.errs, math.Abs(v.period-l.period)/l.period)
+	}
+	if l.waves >= 4 && l.comb == 0 && l.attempts <= 1 {
+		s.noComb++
+		if v.comb > 0 {
+			s.combFalse++
+			s.misses = append(s.misses, fmt.Sprintf("comb %.2f s reported without one %s", v.comb, l.desc))
+		}
 	}
 	if l.comb > 0 && l.waves >= 4 {
 		s.combTruth++
@@ -339,6 +355,7 @@ func TestAccuracy(t *testing.T) {
 	scores := make([]score, len(detectors))
 	for i := range scores {
 		scores[i].fpByKind = map[string]int{}
+		scores[i].bySource = map[string]int{}
 	}
 	verdicts := make([][]verdict, n)
 	traces := make([]labelled, n)
@@ -395,6 +412,8 @@ func TestAccuracy(t *testing.T) {
 	st := &scores[0]
 	fmt.Fprintf(&b, "%d traces: %d periodic with >= 4 waves, %d with 3, %d aperiodic (%d with a visible retry-after comb)\n",
 		n, st.periodic4, st.periodic3, st.aperiodic, st.combTruth)
+	fmt.Fprintf(&b, "stampede: right periods by candidate source %v; comb reported on %s of %d periodic traces with one attempt per call\n",
+		st.bySource, share(st.combFalse, st.noComb), st.noComb)
 	for d, det := range detectors {
 		if len(scores[d].fpByKind) > 0 {
 			fmt.Fprintf(&b, "%s false positives by family: %v\n", det.name, scores[d].fpByKind)

@@ -16,6 +16,9 @@ type acfEngine struct {
 	padded []float64
 	coeff  []complex128
 	out    []float64
+	// pow is the periodogram of the last series passed to acf: |X_k|^2 at
+	// k/m cycles per bin, for k = 0..m/2.
+	pow []float64
 }
 
 func newACFEngine(n int) *acfEngine {
@@ -24,7 +27,7 @@ func newACFEngine(n int) *acfEngine {
 	// series with its start.
 	m := fftSize(2 * n)
 	return &acfEngine{n: n, fft: fourier.NewFFT(m), padded: make([]float64, m),
-		coeff: make([]complex128, m/2+1), out: make([]float64, m)}
+		coeff: make([]complex128, m/2+1), out: make([]float64, m), pow: make([]float64, m/2+1)}
 }
 
 // fftSize is the smallest length >= n whose only prime factors are 2, 3 and
@@ -55,7 +58,9 @@ func (e *acfEngine) acf(x []float64) []float64 {
 	clear(e.padded[len(x):])
 	c := e.fft.Coefficients(e.coeff, e.padded)
 	for i, v := range c {
-		c[i] = complex(real(v)*real(v)+imag(v)*imag(v), 0)
+		p := real(v)*real(v) + imag(v)*imag(v)
+		c[i] = complex(p, 0)
+		e.pow[i] = p
 	}
 	s := e.fft.Sequence(e.out, c)
 	r := s[:e.n]
@@ -261,9 +266,16 @@ const tieTolerance = 0.85
 // least this share of the best-scoring candidate's.
 const subharmonicFloor = 0.7
 
-// choosePeriod picks the lag that best explains the ACF as a repeat, or -1.
+// choosePeriod picks the lag that best explains the ACF as a repeat among
+// every hill in [minLag, maxLag]: the autocorrelation's own candidates.
 func choosePeriod(r []float64, minLag, maxLag int) (best peakCandidate, ok bool) {
-	cands := localMaxima(r, minLag, maxLag)
+	return chooseAmong(r, localMaxima(r, minLag, maxLag))
+}
+
+// chooseAmong picks, among candidates in ascending lag order, the one that
+// best explains the ACF as a repeat: the shortest near-tie on harmonic score
+// whose own ACF peak stands beside the best one's.
+func chooseAmong(r []float64, cands []peakCandidate) (best peakCandidate, ok bool) {
 	if len(cands) == 0 {
 		return peakCandidate{}, false
 	}
@@ -286,6 +298,151 @@ func choosePeriod(r []float64, minLag, maxLag int) (best peakCandidate, ok bool)
 		}
 	}
 	return peakCandidate{}, false
+}
+
+// harmonics is how many harmonics the periodogram statistic sums. A train
+// of narrow waves spreads its power over many harmonics of 1/P, and with
+// only a few waves each line alone hardly stands above the noise; summing
+// the first few pools them back (as pulsar searches do), so the statistic
+// peaks at the fundamental.
+const harmonics = 8
+
+// freqBand is the range of periodogram ordinates k (frequency k/m cycles
+// per bin, period m/k bins) whose periods lie in [minLag, maxLag].
+func freqBand(m, minLag, maxLag int) (kLo, kHi int) {
+	return max(1, (m+maxLag-1)/maxLag), m / max(minLag, 1)
+}
+
+// harmonicPower returns, for k in [kLo, kHi], the periodogram's share of
+// the total power summed over the first harmonics of k: for the j-th
+// harmonic, the largest ordinate within ±j/2 of j·k (a period that is not a
+// whole number of ordinates drifts by up to j/2 there), the window narrowed
+// for low k so that neighbouring harmonics' windows do not meet. Index
+// k-kLo.
+func harmonicPower(pow []float64, kLo, kHi int) []float64 {
+	if kHi < kLo {
+		return nil
+	}
+	var total float64
+	for _, p := range pow[1:] {
+		total += p
+	}
+	out := make([]float64, kHi-kLo+1)
+	if total <= 0 {
+		return out
+	}
+	last := len(pow) - 1
+	for k := kLo; k <= kHi; k++ {
+		var sum float64
+		// Windows of neighbouring harmonics stay a few ordinates apart, so
+		// one line (a few ordinates wide after zero-padding) is never
+		// counted twice.
+		wMax := max(0, (k-3)/2)
+		for j := 1; j <= harmonics && j*k <= last; j++ {
+			c, w := j*k, min(j/2, wMax)
+			best := 0.0
+			for u := max(1, c-w); u <= min(last, c+w); u++ {
+				best = max(best, pow[u])
+			}
+			sum += best
+		}
+		out[k-kLo] = sum / total
+	}
+	return out
+}
+
+// maxHints bounds the periodogram peaks validated on the ACF; the strongest
+// few hold the period and its multiples.
+const maxHints = 16
+
+// periodogramHints lists the ordinates k where the harmonic-summed power hs
+// (index k-kLo) has a local maximum above threshold, strongest first.
+func periodogramHints(hs []float64, kLo int, threshold float64) []int {
+	var ks []int
+	for i := range hs {
+		if hs[i] > threshold && (i == 0 || hs[i] > hs[i-1]) && (i+1 == len(hs) || hs[i] >= hs[i+1]) {
+			ks = append(ks, i)
+		}
+	}
+	sort.SliceStable(ks, func(a, b int) bool { return hs[ks[a]] > hs[ks[b]] })
+	ks = ks[:min(len(ks), maxHints)]
+	for i := range ks {
+		ks[i] += kLo
+	}
+	return ks
+}
+
+// validateHints keeps the periodogram hints that sit on a hill of the ACF
+// and moves each to that hill's top (AUTOPERIOD), adding the hills at
+// the top's whole fractions. Ordinate k stands for a
+// period known only to the periodogram's resolution, about m/(k±1) bins
+// (and the harmonic sum may peak an ordinate off); the ACF's highest hill
+// in that range is the candidate. Candidates come back in ascending lag.
+func validateHints(r []float64, hints []int, m, minLag, maxLag int) []peakCandidate {
+	var out []peakCandidate
+	seen := map[int]bool{}
+	// Every hill in [minLag, maxLag], found once; each range below is a
+	// slice of them.
+	all := localMaxima(r, minLag, maxLag)
+	within := func(lo, hi int) []peakCandidate {
+		a := sort.Search(len(all), func(i int) bool { return all[i].lag >= lo })
+		z := sort.Search(len(all), func(i int) bool { return all[i].lag > hi })
+		return all[a:max(a, z)]
+	}
+	for _, k := range hints {
+		lo := max(minLag, int(float64(m)/(float64(k)+1.5))-1)
+		hi := maxLag
+		if k > 2 {
+			hi = min(maxLag, int(math.Ceil(float64(m)/(float64(k)-1.5)))+1)
+		}
+		var best peakCandidate
+		for _, c := range within(lo, hi) {
+			if c.acf > best.acf {
+				best = c
+			}
+		}
+		if best.lag == 0 {
+			continue
+		}
+		if !seen[best.lag] {
+			seen[best.lag] = true
+			out = append(out, best)
+		}
+		// A short series resolves low frequencies coarsely, and the
+		// harmonic sum can peak at a multiple of the period; the ACF hills
+		// at the hill's fractions join the candidates, so the harmonic
+		// choice can still reach the fundamental.
+		for d := 2; d <= harmonics && best.lag/d >= minLag; d++ {
+			at := float64(best.lag) / float64(d)
+			tol := max(1, int(0.1*at))
+			var frac peakCandidate
+			for _, c := range within(int(at)-tol, int(math.Ceil(at))+tol) {
+				if c.acf > frac.acf {
+					frac = c
+				}
+			}
+			if frac.lag > 0 && !seen[frac.lag] {
+				seen[frac.lag] = true
+				out = append(out, frac)
+			}
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].lag < out[b].lag })
+	return out
+}
+
+// hintPower is the harmonic-summed power at the ordinate of a period of
+// lag bins, the best within one ordinate.
+func hintPower(hs []float64, kLo, m int, lag float64) float64 {
+	if lag <= 0 || len(hs) == 0 {
+		return 0
+	}
+	k := int(math.Round(float64(m)/lag)) - kLo
+	best := 0.0
+	for i := max(0, k-1); i <= min(len(hs)-1, k+1); i++ {
+		best = max(best, hs[i])
+	}
+	return best
 }
 
 // parabolicPeak refines an integer ACF peak to a fractional lag by fitting a
@@ -319,30 +476,55 @@ func maxACF(r []float64, lo, hi int) float64 {
 // significance test costs the same on a day of 100 ms bins as on an hour.
 const maxSurrogateBins = 1 << 16
 
-// surrogateThreshold is the 99th percentile, over n shuffles of the bins, of
-// the best ACF peak in [lo, hi], each shuffle passed through the same prepare
-// step (smoothing, centring) as the real series. Shuffling keeps the distribution of bin
-// counts (burstiness) but destroys any order, so a peak above this threshold
-// is unlikely to be chance.
+// significance holds the surrogate thresholds of both statistics.
+type significance struct {
+	acf, periodogram float64
+}
+
+// surrogateThresholds are the 99th percentiles, over n shuffles of the bins,
+// of the best ACF peak at lags in [lo, hi] and of the best harmonic-summed
+// periodogram power at periods in [lo, hi], each shuffle passed through the
+// same prepare step (smoothing, centring) as the real series. Shuffling
+// keeps the distribution of bin counts (burstiness) but destroys any order,
+// so a value above its threshold is unlikely to be chance. Both statistics
+// come from the same FFT of each shuffle.
 //
 // Long series are tested on a random sample of maxSurrogateBins bins (a
-// shuffle's prefix) and the threshold rescaled: without order, the ACF at one
-// lag has a spread proportional to 1/sqrt(bins) and the largest of L lags
-// grows as sqrt(ln L).
-func surrogateThreshold(series []float64, prepare func([]float64) []float64, lo, hi, n int, seed uint64) float64 {
+// shuffle's prefix) and the thresholds rescaled. Without order, the ACF at
+// one lag has a spread proportional to 1/sqrt(bins), and a periodogram
+// ordinate's share of the power is proportional to 1/bins; the largest of L
+// lags grows as sqrt(ln L), of L ordinates as ln L.
+func surrogateThresholds(series []float64, prepare func([]float64) []float64, lo, hi, n int, seed uint64) significance {
+	return surrogateThresholdsOf(series, prepare, lo, hi, n, seed, maxSurrogateBins, 1)
+}
+
+// surrogateThresholdsOf is surrogateThresholds with surrogates of at most
+// maxBins bins (a search over short lags needs no longer sample), each
+// decimated by step after prepare, as the real series was; lo and hi are
+// then in decimated bins.
+func surrogateThresholdsOf(series []float64, prepare func([]float64) []float64, lo, hi, n int, seed uint64, maxBins, step int) significance {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed5eed))
 	x := append([]float64(nil), series...)
-	m := min(len(x), maxSurrogateBins)
+	m := min(len(x), maxBins)
+	md, nd := (m+step-1)/step, (len(x)+step-1)/step
 	subHi := hi
-	scale := 1.0
+	scale, pgScale := 1.0, 1.0
+	eng := newACFEngine(md)
+	mSub := len(eng.padded)
+	kLo, kHi := freqBand(mSub, lo, hi)
 	if m < len(x) {
-		subHi = min(hi, m/2)
+		subHi = min(hi, md/2)
+		kLo, kHi = freqBand(mSub, lo, subHi)
 		lFull, lSub := float64(hi-lo+2), float64(max(subHi-lo+2, 3))
-		scale = math.Sqrt(float64(m)/float64(len(x))) * math.Sqrt(math.Log(lFull)/math.Log(lSub))
+		scale = math.Sqrt(float64(md)/float64(nd)) * math.Sqrt(math.Log(lFull)/math.Log(lSub))
+		mFull := fftSize(2 * nd)
+		kLoF, kHiF := freqBand(mFull, lo, hi)
+		oFull, oSub := float64(max(kHiF-kLoF+1, 3)), float64(max(kHi-kLo+1, 3))
+		pgScale = float64(mSub) / float64(mFull) * math.Log(oFull) / math.Log(oSub)
 	}
-	eng := newACFEngine(m)
 	sub := make([]float64, m)
 	peaks := make([]float64, 0, n)
+	powers := make([]float64, 0, n)
 	for s := 0; s < n; s++ {
 		// Partial Fisher-Yates: the first m slots become a uniform random
 		// sample in random order.
@@ -351,8 +533,14 @@ func surrogateThreshold(series []float64, prepare func([]float64) []float64, lo,
 			x[i], x[j] = x[j], x[i]
 		}
 		copy(sub, x[:m])
-		peaks = append(peaks, maxACF(eng.acf(prepare(sub)), lo, subHi)*scale)
+		peaks = append(peaks, maxACF(eng.acf(decimate(prepare(sub), step)), lo, subHi)*scale)
+		best := 0.0
+		for _, v := range harmonicPower(eng.pow, kLo, kHi) {
+			best = max(best, v)
+		}
+		powers = append(powers, best*pgScale)
 	}
 	sort.Float64s(peaks)
-	return percentileSorted(peaks, 0.99)
+	sort.Float64s(powers)
+	return significance{acf: percentileSorted(peaks, 0.99), periodogram: percentileSorted(powers, 0.99)}
 }

@@ -63,8 +63,9 @@ func amplify(j *joins) Amplification {
 		}
 	}
 
-	// Layer 1: attempts per call.
-	var units []tryCount
+	// Layer 1: attempts per call. The queue layers reuse the slice, and
+	// have no more units than there are calls.
+	units := make([]tryCount, 0, len(j.calls))
 	for i := range j.calls {
 		c := &j.calls[i]
 		if inScope(c) && c.attempts > 0 {

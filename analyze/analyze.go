@@ -1,7 +1,9 @@
 package analyze
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/stampede/stampede/timeline"
@@ -34,6 +36,9 @@ func Run(tl *timeline.Timeline, opt Options) *Result {
 	for _, in := range res.Inputs {
 		if in.Skipped > 0 {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s lines skipped in %s (of %s)", count(in.Skipped), in.Path, count(in.Lines)))
+		}
+		if in.Duplicates > 0 {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s events in %s repeat an earlier input's (the same file given twice, or rotated files that overlap); they are counted once", count(in.Duplicates), in.Path))
 		}
 	}
 	res.Clocks = EstimateClocks(tl)
@@ -70,7 +75,14 @@ func window(tl *timeline.Timeline) Window {
 func inputs(tl *timeline.Timeline) []Input {
 	out := make([]Input, 0, len(tl.Sources))
 	for _, s := range tl.Sources {
-		in := Input{Path: s.Path, Format: s.Format, Lines: s.Lines, Parsed: s.Parsed, Skipped: s.Skipped, Events: s.Events}
+		in := Input{Path: s.Path, Format: s.Format, Lines: s.Lines, Parsed: s.Parsed, Skipped: s.Skipped, Events: s.Events,
+			Duplicates: s.Duplicates, SkippedBy: []SkipReason{}}
+		for reason, n := range s.Reasons {
+			in.SkippedBy = append(in.SkippedBy, SkipReason{Reason: reason, Lines: n})
+		}
+		slices.SortFunc(in.SkippedBy, func(a, b SkipReason) int {
+			return cmp.Or(cmp.Compare(b.Lines, a.Lines), cmp.Compare(a.Reason, b.Reason))
+		})
 		for _, sk := range s.Samples {
 			in.Samples = append(in.Samples, SkipSample{Position: fmt.Sprintf("%s:%d", s.Path, sk.Line), Reason: sk.Reason})
 		}

@@ -34,6 +34,11 @@ const (
 type waveSpan struct {
 	first, last                 int64
 	firstThrottle, lastThrottle int64 // 0 when none
+	// okBefore counts the ok attempts before the first throttle (what the
+	// limit held when the wave came), okWhile those from the first throttle
+	// to the last (what it refilled while the wave kept it empty).
+	okBefore, okWhile int
+	pending           int // ok attempts since the last throttle so far
 }
 
 // waveSpans walks the batch attempts (all attempts when no class is
@@ -69,11 +74,18 @@ func waveSpans(j *joins, waves []Wave, maxGap, slack int64) []waveSpan {
 			s.first = e.Start
 		}
 		s.last = e.Start
-		if e.Outcome == timeline.OutcomeThrottled {
+		switch {
+		case e.Outcome == timeline.OutcomeThrottled:
 			if s.firstThrottle == 0 {
 				s.firstThrottle = e.Start
 			}
 			s.lastThrottle = e.Start
+			s.okWhile += s.pending
+			s.pending = 0
+		case e.Outcome == timeline.OutcomeOK && s.firstThrottle == 0:
+			s.okBefore++
+		case e.Outcome == timeline.OutcomeOK:
+			s.pending++
 		}
 	}
 	return spans
@@ -107,7 +119,7 @@ func describeAnatomy(j *joins, w *Waves) {
 		slack = min(int64(w.Period*1e9/4), int64(1e9))
 	}
 	spans := waveSpans(j, w.Waves, maxGap, slack)
-	w.BucketEmptyAfter, w.BucketEmptyFor, w.BucketResolution = bucketTimes(j, spans)
+	w.BucketEmptyAfter, w.BucketEmptyFor, w.BucketRefill, w.BucketResolution = bucketTimes(j, spans)
 	w.Interactive = interactiveImpact(j, spans)
 	if w.Interactive != nil {
 		projectBelowInteractive(w, w.Interactive.Rate)
@@ -115,8 +127,19 @@ func describeAnatomy(j *joins, w *Waves) {
 }
 
 // bucketTimes returns the medians over waves of first attempt to first
-// throttle, and of last throttle to the next ok attempt of any class.
-func bucketTimes(j *joins, spans []waveSpan) (emptyAfter, emptyFor *float64, resolution float64) {
+// throttle (how fast the wave emptied the limit), of last throttle to the
+// next ok attempt of any class (how long it stayed too empty for any
+// request), and of the time the limit takes to refill what the wave found
+// in it.
+//
+// The log shows no token counts, but a limit kept empty admits exactly
+// what refills: the wave's ok attempts between its first and last throttle,
+// per second, are the refill rate in the wave's own requests, and its ok
+// attempts before the first throttle are what the limit held when the wave
+// came plus what refilled until then. Held over rate is the refill time,
+// in the same requests and from the same traffic as the emptying time
+// beside it.
+func bucketTimes(j *joins, spans []waveSpan) (emptyAfter, emptyFor, refill *float64, resolution float64) {
 	tl := j.tl
 	var oks []int64
 	resolution = 1
@@ -131,7 +154,7 @@ func bucketTimes(j *joins, spans []waveSpan) (emptyAfter, emptyFor *float64, res
 			resolution = 0
 		}
 	}
-	var after, gap []float64
+	var after, gap, back []float64
 	for _, s := range spans {
 		if s.firstThrottle == 0 {
 			continue
@@ -141,16 +164,24 @@ func bucketTimes(j *joins, spans []waveSpan) (emptyAfter, emptyFor *float64, res
 		if k < len(oks) {
 			gap = append(gap, seconds(oks[k]-s.lastThrottle))
 		}
+		// The refill rate needs successes over a throttled stretch longer
+		// than the timestamps' resolution; before its first throttle the
+		// wave took what the limit held and what refilled meanwhile, and an
+		// estimate at or below zero says only that the two are not apart.
+		if d := seconds(s.lastThrottle - s.firstThrottle); s.okWhile > 0 && s.okBefore > 0 && d > 2*resolution {
+			if v := float64(s.okBefore)*d/float64(s.okWhile) - seconds(s.firstThrottle-s.first); v > 0 {
+				back = append(back, v)
+			}
+		}
 	}
-	if len(after) > 0 {
-		v := percentile(after, 0.5)
-		emptyAfter = &v
+	median := func(v []float64) *float64 {
+		if len(v) == 0 {
+			return nil
+		}
+		m := percentile(v, 0.5)
+		return &m
 	}
-	if len(gap) > 0 {
-		v := percentile(gap, 0.5)
-		emptyFor = &v
-	}
-	return emptyAfter, emptyFor, resolution
+	return median(after), median(gap), median(back), resolution
 }
 
 // interactiveImpact splits interactive attempts by where they fell
@@ -208,7 +239,13 @@ func interactiveImpact(j *joins, spans []waveSpan) *InteractiveImpact {
 	im.Rate = ratio(float64(len(inter)), seconds(t1-t0))
 
 	// Per-second series from the first attempt of any class.
-	n := int((t1-t0)/1e9) + 1
+	span := uint64(t1-t0) / 1e9
+	if span >= maxBins {
+		// Attempts years apart (a timeline not read through Ingest, which
+		// drops stray times): a series per second would not fit in memory.
+		return im
+	}
+	n := int(span) + 1
 	batch := make([]float64, n)
 	throttles := make([]float64, n)
 	attempts := make([]int, n)
@@ -278,26 +315,51 @@ func pearson(x, y []float64) float64 {
 	return r
 }
 
-// projectBelowInteractive finds the first wave whose arrival rate, decaying
-// by the fitted ratio from the first wave's, falls below the interactive
-// rate: from then on the bursts no longer dominate the limit.
+// projectBelowInteractive finds the first wave whose arrival rate falls
+// below the interactive rate: from then on the bursts no longer dominate
+// the limit. With three waves or more the rates themselves are fitted (a
+// Poisson fit of sizes with each wave's width as its exposure), since waves
+// often narrow as they shrink and their rate then decays more slowly than
+// their size; with fewer, the first wave's rate decays by DecayRatio.
 func projectBelowInteractive(w *Waves, interactiveRate float64) {
-	if interactiveRate <= 0 || w.DecayRatio <= 0 || w.DecayRatio >= 1 || len(w.Waves) == 0 {
+	if interactiveRate <= 0 || len(w.Waves) == 0 {
 		return
 	}
-	first := w.Waves[0]
-	rate := float64(first.Size) / max(first.Width, w.BinWidth, 1e-3)
+	floor := max(w.BinWidth, 1e-3)
+	var rate0, ratio float64
+	if len(w.Waves) >= 3 {
+		sizes := make([]float64, len(w.Waves))
+		widths := make([]float64, len(w.Waves))
+		for i, wv := range w.Waves {
+			sizes[i], widths[i] = float64(wv.Size), max(wv.Width, floor)
+		}
+		f := fitDecay(sizes, widths)
+		if !f.ok {
+			return
+		}
+		rate0, ratio = f.first, f.ratio
+	} else {
+		first := w.Waves[0]
+		rate0, ratio = float64(first.Size)/max(first.Width, floor), w.DecayRatio
+	}
 	k := 0
-	for rate >= interactiveRate && k < 1000 {
-		rate *= w.DecayRatio
-		k++
+	if rate0 >= interactiveRate {
+		if ratio <= 0 || ratio >= 1 {
+			return
+		}
+		// The first k with rate0·ratio^k < interactiveRate.
+		k = int(math.Floor(math.Log(interactiveRate/rate0)/math.Log(ratio))) + 1
+		if k >= 1000 {
+			return
+		}
 	}
-	if k >= 1000 {
-		return
+	// A wave the size fit puts below one call has no rate to compare.
+	if w.ProjectedWaves > 0 {
+		k = min(k, w.ProjectedWaves)
 	}
 	w.BelowInteractiveWave = k + 1
 	if w.Periodic {
-		at := first.Start.Add(time.Duration(float64(k) * w.Period * 1e9))
+		at := w.Waves[0].Start.Add(time.Duration(float64(k) * w.Period * 1e9))
 		w.BelowInteractiveAt = &at
 	}
 }
@@ -349,8 +411,12 @@ func interactiveFinding(w *Waves) string {
 		s += fmt.Sprintf("; they were still degraded %s after the last wave, when the log ends", secs(im.RecoveredAfter))
 	}
 	if w.BucketEmptyAfter != nil && w.BucketEmptyFor != nil {
-		s += fmt.Sprintf(". The limit ran out %s into each wave and stayed too empty for a request %s after its last throttle (medians",
+		s += fmt.Sprintf(". The limit ran out %s into each wave and stayed too empty for a request %s after its last throttle",
 			secs(*w.BucketEmptyAfter), secs(*w.BucketEmptyFor))
+		if w.BucketRefill != nil {
+			s += fmt.Sprintf("; refilling what a wave found in it took %s", secs(*w.BucketRefill))
+		}
+		s += " (medians"
 		if w.BucketResolution > 0 {
 			s += fmt.Sprintf(", timestamps to %s", secs(w.BucketResolution))
 		}

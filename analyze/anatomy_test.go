@@ -264,3 +264,61 @@ func TestInteractiveImpactRealTrace(t *testing.T) {
 		t.Errorf("degraded %v, recovered %v after %v s; truth: degraded inside waves, 0%% throttled after them", im.Degraded, im.Recovered, im.RecoveredAfter)
 	}
 }
+
+// TestBucketRefill drives waves through a token bucket of known capacity
+// and refill rate (one token per request) and checks that the refill time
+// read from the verdicts alone is capacity / rate, the time the bucket
+// takes to refill what the wave found in it.
+func TestBucketRefill(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		capacity, rate float64 // tokens, tokens per second
+		arrivals       float64 // requests per second within a wave
+		width          float64 // seconds each wave lasts
+	}{
+		{"small bucket, slow refill", 20, 2, 50, 10},
+		{"large bucket, fast refill", 200, 25, 400, 6},
+		{"refill near the arrival rate", 30, 8, 12, 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tl := &timeline.Timeline{Sources: []timeline.Source{{Path: "synthetic.log", Format: "synthetic"}}}
+			var waves []Wave
+			tokens, last := tc.capacity, 0.0
+			for _, start := range []float64{10, 100, 190} {
+				waves = append(waves, Wave{Start: time.Unix(0, genEpoch+int64(start*1e9)).UTC(), Width: tc.width, Size: 1})
+				for s := start; s < start+tc.width; s += 1 / tc.arrivals {
+					tokens = min(tc.capacity, tokens+(s-last)*tc.rate)
+					last = s
+					o := timeline.OutcomeThrottled
+					if tokens >= 1 {
+						tokens--
+						o = timeline.OutcomeOK
+					}
+					tl.Events = append(tl.Events, timeline.Event{Start: genEpoch + int64(math.Round(s*1e9)), Layer: timeline.LayerHTTP,
+						Class: timeline.ClassBatch, Outcome: o, Status: statusOf(o), RetryAfter: timeline.NoRetryAfter})
+				}
+			}
+			tl.Sort()
+			j := buildJoins(tl)
+			w := Waves{Waves: waves, Periodic: true, Period: 90, BinWidth: 0.1}
+			describeAnatomy(j, &w)
+			want := tc.capacity / tc.rate
+			if w.BucketRefill == nil || math.Abs(*w.BucketRefill-want) > 0.1*want {
+				t.Errorf("refill %v s, want %.2f s (capacity / rate) ± 10%%", deref(w.BucketRefill), want)
+			}
+			// The wave drains the bucket at its arrival rate less the refill.
+			empty := tc.capacity / (tc.arrivals - tc.rate)
+			if w.BucketEmptyAfter == nil || math.Abs(*w.BucketEmptyAfter-empty) > 0.1*empty+1/tc.arrivals {
+				t.Errorf("emptied after %v s, want %.2f s (capacity / (arrivals - rate)) ± 10%%", deref(w.BucketEmptyAfter), empty)
+			}
+		})
+	}
+}
+
+// deref prints an optional time; -1 stands for none.
+func deref(p *float64) float64 {
+	if p == nil {
+		return -1
+	}
+	return *p
+}

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -16,17 +17,29 @@ var dayLong = sync.OnceValue(func() *timeline.Timeline {
 		attempts: 2, retryAfter: 10 * time.Second, attemptTime: 100 * time.Millisecond, background: 1, seed: 9}.build()
 })
 
-// BenchmarkFindWaves is the wave analysis alone over a million bins.
+// dayBins is a day of 100 ms bins, the size the wave analysis must handle
+// well within a second.
+const dayBins = 864_000
+
+// BenchmarkFindWaves is the wave analysis alone over a million bins: the
+// periodogram and ACF with their surrogates on the call starts, then the
+// retry-after comb (10 s) searched on the attempts, which the call starts
+// do not show. s/day is the time scaled to a day of 100 ms bins.
 func BenchmarkFindWaves(b *testing.B) {
 	j := buildJoins(dayLong())
 	bins := len(binSeries(pickSeries(j).times, int64(100*time.Millisecond)).counts)
 	b.ResetTimer()
 	for b.Loop() {
-		if w := findWaves(j, Options{Seed: 1}); !w.Periodic {
+		w := findWaves(j, Options{Seed: 1})
+		if !w.Periodic {
 			b.Fatalf("not periodic: best lag %v", w.BestLag)
+		}
+		if math.Abs(w.IntraWaveSpacing-10.1) > 0.2 {
+			b.Fatalf("comb %v s from %q, want 10.1 s", w.IntraWaveSpacing, w.IntraWaveSeries)
 		}
 	}
 	b.ReportMetric(float64(bins)*float64(b.N)/b.Elapsed().Seconds(), "bins/s")
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)*dayBins/float64(bins), "s/day")
 }
 
 // dayNested is a million 100 ms bins of waves seen on the wire only, each
@@ -52,6 +65,7 @@ func BenchmarkFindWavesNested(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(bins)*float64(b.N)/b.Elapsed().Seconds(), "bins/s")
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)*dayBins/float64(bins), "s/day")
 }
 
 // BenchmarkRun is every analysis, joins included.

@@ -1,9 +1,10 @@
 package analyze
 
 import (
+	"cmp"
 	"fmt"
 	"iter"
-	"sort"
+	"slices"
 
 	"github.com/stampede/stampede/timeline"
 )
@@ -117,6 +118,9 @@ func attemptObservers(tl *timeline.Timeline) []bool {
 
 func buildJoins(tl *timeline.Timeline) *joins {
 	j := &joins{tl: tl, groupOf: make([]int32, len(tl.Events)), nextAttempt: make([]int32, len(tl.Events))}
+	// Room for every event: capacity that is never written costs no memory
+	// on the machine, while growing by doubling copies the slice each time.
+	j.http = make([]int, 0, len(tl.Events))
 	attemptSources := attemptObservers(tl)
 	for i := range tl.Events {
 		e := &tl.Events[i]
@@ -143,9 +147,12 @@ func buildJoins(tl *timeline.Timeline) *joins {
 // (x-stainless-retry-count 0). Events are sorted by Start, so appending keeps
 // each group in time order.
 func (j *joins) joinAttempts() {
-	byID := make(map[string]int, len(j.http)/2)
+	// Not sized from the attempts: a log without call ids would pay for a
+	// table of millions of empty slots.
+	byID := make(map[string]int, 1024)
 	j.groupByCallID = byID
 	current := make(map[string]int, 1024)
+	j.groups = make([]attemptGroup, 0, len(j.http))
 	for _, i := range j.http {
 		e := &j.tl.Events[i]
 		switch {
@@ -274,6 +281,7 @@ func (j *joins) groupsByRequestID() map[string]int {
 func (j *joins) buildCalls() {
 	if len(j.callEvents) > 0 {
 		j.callsFromLog = true
+		j.calls = make([]callUnit, 0, len(j.callEvents))
 		byRequest := j.groupsByRequestID()
 		for _, i := range j.callEvents {
 			e := &j.tl.Events[i]
@@ -301,6 +309,7 @@ func (j *joins) buildCalls() {
 		j.warnMissingTasks()
 		return
 	}
+	j.calls = make([]callUnit, 0, len(j.groups))
 	for g := range j.groups {
 		gr := &j.groups[g]
 		first, last := &j.tl.Events[gr.first], &j.tl.Events[gr.last]
@@ -342,10 +351,6 @@ func eventEnd(e *timeline.Event) int64 {
 // numbers on the calls the grouping is exact; without them each call is
 // taken for one queue attempt.
 func (j *joins) buildQueue() {
-	type key struct {
-		task string
-		n    int32
-	}
 	haveNumbers := false
 	for i := range j.calls {
 		if j.calls[i].task != "" && j.calls[i].queueAttempt > 0 {
@@ -362,40 +367,88 @@ func (j *joins) buildQueue() {
 	default:
 		j.queueMethod = "each HTTP call group with a task id taken as one queue attempt (no SDK call log)"
 	}
-	qaIndex := make(map[key]int, len(j.calls))
-	taskIndex := make(map[string]int, 1024)
-	nextNumber := map[string]int32{}
+	// Tasks and queue attempts are numbered as first seen; the calls of
+	// each queue attempt and the queue attempts of each task are then laid
+	// out in one shared slice apiece (counted first, filled in order), so
+	// that millions of calls cost no allocation of their own.
+	taskIndex := make(map[string]int32, 1024)
+	var synthetic []int32 // per task: synthetic numbers handed out so far
+	var byNumber map[uint64]int32
+	if haveNumbers {
+		byNumber = make(map[uint64]int32, 1024)
+	}
+	qaOf := make([]int32, len(j.calls))
+	// At most one queue attempt per call; unused capacity costs nothing.
+	j.queueAttempts = make([]queueAttemptUnit, 0, len(j.calls))
+	qaTask := make([]int32, 0, len(j.calls))
+	qaCalls := make([]int32, 0, len(j.calls))
+	taskQAs := make([]int32, 0, 1024)
 	for ci := range j.calls {
 		c := &j.calls[ci]
+		qaOf[ci] = -1
 		if c.task == "" {
 			continue
 		}
-		n := c.queueAttempt
-		if !haveNumbers || n <= 0 {
-			nextNumber[c.task]++
-			n = -nextNumber[c.task] // negative: synthetic, never collides with a logged number
-		}
-		k := key{c.task, n}
-		qi, ok := qaIndex[k]
+		ti, ok := taskIndex[c.task]
 		if !ok {
-			qi = len(j.queueAttempts)
-			qaIndex[k] = qi
-			j.queueAttempts = append(j.queueAttempts, queueAttemptUnit{task: c.task, number: n, start: c.start})
-			ti, ok := taskIndex[c.task]
-			if !ok {
-				ti = len(j.tasks)
-				taskIndex[c.task] = ti
-				j.tasks = append(j.tasks, taskUnit{id: c.task})
-			}
-			j.tasks[ti].queueAttempts = append(j.tasks[ti].queueAttempts, qi)
+			ti = int32(len(j.tasks))
+			taskIndex[c.task] = ti
+			j.tasks = append(j.tasks, taskUnit{id: c.task})
+			synthetic = append(synthetic, 0)
+			taskQAs = append(taskQAs, 0)
 		}
+		n := c.queueAttempt
+		qi := int32(-1)
+		var k uint64
+		if !haveNumbers || n <= 0 {
+			synthetic[ti]++
+			n = -synthetic[ti] // negative: synthetic, never collides with a logged number
+		} else {
+			k = uint64(uint32(ti))<<32 | uint64(uint32(n))
+			if q, ok := byNumber[k]; ok {
+				qi = q
+			}
+		}
+		if qi < 0 {
+			qi = int32(len(j.queueAttempts))
+			if n > 0 {
+				byNumber[k] = qi
+			}
+			j.queueAttempts = append(j.queueAttempts, queueAttemptUnit{task: c.task, number: n, start: c.start})
+			qaTask = append(qaTask, ti)
+			qaCalls = append(qaCalls, 0)
+			taskQAs[ti]++
+		}
+		qaOf[ci] = qi
+		qaCalls[qi]++
 		qa := &j.queueAttempts[qi]
-		qa.calls = append(qa.calls, ci)
 		qa.start = min(qa.start, c.start)
 		if c.end >= qa.end {
 			qa.end = c.end
 			qa.failed = c.failed()
 		}
+	}
+	callSlots := make([]int, 0, len(j.calls))
+	for qi := range j.queueAttempts {
+		m := int(qaCalls[qi])
+		j.queueAttempts[qi].calls = callSlots[len(callSlots) : len(callSlots) : len(callSlots)+m]
+		callSlots = callSlots[:len(callSlots)+m]
+	}
+	for ci, qi := range qaOf {
+		if qi >= 0 {
+			qa := &j.queueAttempts[qi]
+			qa.calls = append(qa.calls, ci)
+		}
+	}
+	qaSlots := make([]int, 0, len(j.queueAttempts))
+	for ti := range j.tasks {
+		m := int(taskQAs[ti])
+		j.tasks[ti].queueAttempts = qaSlots[len(qaSlots) : len(qaSlots) : len(qaSlots)+m]
+		qaSlots = qaSlots[:len(qaSlots)+m]
+	}
+	for qi, ti := range qaTask {
+		t := &j.tasks[ti]
+		t.queueAttempts = append(t.queueAttempts, qi)
 	}
 	if len(j.tasks) > 0 && !haveNumbers {
 		unit := "HTTP call"
@@ -404,8 +457,11 @@ func (j *joins) buildQueue() {
 		}
 		j.warnf("no queue attempt numbers: each %s with a task id taken as one queue attempt (calls per queue attempt assumed 1)", unit)
 	}
+	byStart := func(a, b int) int { return cmp.Compare(j.queueAttempts[a].start, j.queueAttempts[b].start) }
 	for ti := range j.tasks {
-		qas := j.tasks[ti].queueAttempts
-		sort.SliceStable(qas, func(a, b int) bool { return j.queueAttempts[qas[a]].start < j.queueAttempts[qas[b]].start })
+		// Calls come in time order, so a task's queue attempts usually do.
+		if qas := j.tasks[ti].queueAttempts; !slices.IsSortedFunc(qas, byStart) {
+			slices.SortStableFunc(qas, byStart)
+		}
 	}
 }

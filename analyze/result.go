@@ -7,7 +7,7 @@ import "time"
 
 // SchemaVersion is the version of the JSON result schema (docs/result-schema.md).
 // Bump the minor for additions, the major for renames or removals.
-const SchemaVersion = "1.4"
+const SchemaVersion = "1.7"
 
 // Result is everything stampede concludes about one incident.
 type Result struct {
@@ -28,6 +28,9 @@ type Result struct {
 	Clients []Client `json:"clients"`
 	// Warnings are caveats on the numbers above; every format shows them.
 	Warnings []string `json:"warnings"`
+	// WhatIf is the replay of the incident under other retry policies;
+	// present only when asked for (analyze --whatif).
+	WhatIf *WhatIf `json:"what_if,omitempty"`
 }
 
 // Window is the time span of the timeline.
@@ -46,6 +49,20 @@ type Input struct {
 	Skipped int64        `json:"skipped"`
 	Events  int64        `json:"events"`
 	Samples []SkipSample `json:"skip_samples,omitempty"`
+	// SkippedBy counts the skipped lines by reason, most frequent first;
+	// the counts add up to Skipped.
+	SkippedBy []SkipReason `json:"skipped_by_reason"`
+	// Duplicates are events of this file dropped because an earlier input
+	// held them too (a file given twice, rotated files that overlap);
+	// Events counts only the events kept.
+	Duplicates int64 `json:"duplicates"`
+}
+
+// SkipReason is how many lines of a file were skipped for one reason, with
+// the values the reason quotes left out.
+type SkipReason struct {
+	Reason string `json:"reason"`
+	Lines  int64  `json:"lines"`
 }
 
 // SkipSample is one skipped line, as file:line and why.
@@ -179,9 +196,29 @@ type Waves struct {
 	// ACF peak; Significance is ACF/Threshold.
 	Threshold    float64 `json:"threshold,omitempty"`
 	Significance float64 `json:"significance,omitempty"`
+	// CandidateSource says where the period's candidate came from:
+	// "periodogram" (a periodogram peak above its surrogate threshold that
+	// sits on a hill of the ACF, refined to the hill's top) or
+	// "autocorrelation" (an ACF hill, used when no periodogram peak
+	// survives, and for a period found around a retry comb).
+	CandidateSource string `json:"candidate_source,omitempty"`
+	// PeriodogramPower is the periodogram's share of the series' power at
+	// the period's frequency and its first harmonics (summed);
+	// PeriodogramThreshold is the surrogate 99th percentile of its largest
+	// value over the periods searched.
+	PeriodogramPower     float64 `json:"periodogram_power,omitempty"`
+	PeriodogramThreshold float64 `json:"periodogram_threshold,omitempty"`
 	// IntraWaveSpacing is a shorter repeat inside each wave (a retry-after
 	// comb), 0 when none.
 	IntraWaveSpacing float64 `json:"intra_wave_spacing_s,omitempty"`
+	// IntraWaveSeries names the series the spacing was found on when it is
+	// not Series: the period is judged on call starts, which hold one
+	// arrival per call, and the comb shows only in the attempts.
+	IntraWaveSeries string `json:"intra_wave_series,omitempty"`
+	// IntraWaveACF is the ACF at the spacing and IntraWaveThreshold its
+	// surrogate threshold.
+	IntraWaveACF       float64 `json:"intra_wave_acf,omitempty"`
+	IntraWaveThreshold float64 `json:"intra_wave_threshold,omitempty"`
 	// ACFCurve is the autocorrelation the period was judged on, at lags 0,
 	// ACFLagStep, 2*ACFLagStep, ... seconds: to a little over four periods
 	// when periodic, else to half the series, and at most maxACFPoints
@@ -190,16 +227,24 @@ type Waves struct {
 	ACFCurve   []float64 `json:"acf_curve,omitempty"`
 	ACFLagStep float64   `json:"acf_lag_step_s,omitempty"`
 	Waves      []Wave    `json:"waves"`
-	// DecayRatio is the fitted geometric ratio of successive wave sizes.
+	// DecayRatio is the fitted geometric ratio of successive wave sizes: a
+	// Poisson fit (log link), which weighs each wave by its size; DecayR2 is
+	// its deviance R².
 	DecayRatio float64 `json:"decay_ratio,omitempty"`
 	DecayR2    float64 `json:"decay_r2,omitempty"`
-	// DecayLow and DecayHigh bound DecayRatio with 95% confidence.
+	// DecayLow and DecayHigh bound DecayRatio with 95% confidence
+	// (quasi-Poisson: widened when the sizes scatter more than Poisson).
 	DecayLow  float64 `json:"decay_ratio_low,omitempty"`
 	DecayHigh float64 `json:"decay_ratio_high,omitempty"`
+	// DecayFirst is the fitted size of wave 1; the fitted size of wave k
+	// is DecayFirst × DecayRatio^(k-1).
+	DecayFirst float64 `json:"decay_first,omitempty"`
 	// ProjectedWaves is how many waves in all the decay fit predicts before
 	// a wave holds less than one call; 0 when even the upper bound of the
-	// ratio does not decay.
-	ProjectedWaves int `json:"projected_waves,omitempty"`
+	// ratio does not decay. ProjectedWavesHigh is the same count at
+	// DecayHigh.
+	ProjectedWaves     int `json:"projected_waves,omitempty"`
+	ProjectedWavesHigh int `json:"projected_waves_high,omitempty"`
 	// ProjectedEnd is when the last projected wave is due (periodic only).
 	ProjectedEnd *time.Time `json:"projected_end,omitempty"`
 	// BurstsStopped is when the last wave ended.
@@ -217,7 +262,15 @@ type Waves struct {
 	// how long the limit stayed too empty for one request (an upper bound
 	// when no request arrived sooner).
 	BucketEmptyFor *float64 `json:"bucket_empty_for_s,omitempty"`
-	// BucketResolution is the timestamp resolution both bucket times are
+	// BucketRefill is the median over waves of the time the limit takes to
+	// refill what the wave found in it: the wave's ok attempts before its
+	// first throttle, divided by its ok attempts per second from the first
+	// throttle to the last (a limit kept empty admits what refills), less
+	// the time to the first throttle (what refilled meanwhile). It is
+	// measured on the same attempts as BucketEmptyAfter, so the two compare:
+	// emptying versus refilling.
+	BucketRefill *float64 `json:"bucket_refill_s,omitempty"`
+	// BucketResolution is the timestamp resolution the bucket times are
 	// known to: 1 when the attempts carry whole seconds only.
 	BucketResolution float64 `json:"bucket_resolution_s,omitempty"`
 	// BelowInteractiveWave is the first wave, counted from 1, whose arrival

@@ -148,12 +148,19 @@ func autoBinWidth(times []int64) int64 {
 		bw = int64(time.Second)
 	}
 	if len(times) > 1 {
-		span := times[len(times)-1] - times[0]
-		if need := span/maxBins + 1; need > bw {
+		if need := minBinWidth(times); need > bw {
 			bw = (need + bw - 1) / bw * bw
 		}
 	}
 	return bw
+}
+
+// minBinWidth is the narrowest bin that keeps the series within maxBins.
+// The span is taken unsigned: times centuries apart (a damaged log) overflow
+// an int64 difference.
+func minBinWidth(times []int64) int64 {
+	span := uint64(times[len(times)-1]) - uint64(times[0])
+	return int64(span/maxBins + 1)
 }
 
 // binned is the series as counts per bin from t0.
@@ -167,11 +174,16 @@ func binSeries(times []int64, width int64) binned {
 	if len(times) == 0 {
 		return b
 	}
-	b.t0 = times[0] - times[0]%width
-	n := int((times[len(times)-1]-b.t0)/width) + 1
+	// Floored, so that times before 1970 start their bin, not the next.
+	r := times[0] % width
+	if r < 0 {
+		r += width
+	}
+	b.t0 = times[0] - r
+	n := int(uint64(times[len(times)-1]-b.t0)/uint64(width)) + 1
 	b.counts = make([]float64, n)
 	for _, t := range times {
-		b.counts[(t-b.t0)/width]++
+		b.counts[uint64(t-b.t0)/uint64(width)]++
 	}
 	return b
 }
@@ -183,14 +195,30 @@ type periodResult struct {
 	acf          float64
 	threshold    float64
 	intraSpacing float64 // bins, 0 when none
+	// intraACF is the ACF at the spacing, intraThreshold its threshold.
+	intraACF, intraThreshold float64
+	// source names where the period's candidate came from: a periodogram
+	// peak validated on the ACF, or an ACF hill.
+	source string
+	// power is the harmonic-summed periodogram's share of the power at the
+	// period, powerThreshold its surrogate threshold.
+	power, powerThreshold float64
 	// curve is the ACF that acf and threshold belong to, one value per
 	// curveStep bins; the detector's own buffer is copied into it.
 	curve     []float64
 	curveStep int
 }
 
-// detectPeriod runs baseline removal, the FFT autocorrelation, the harmonic
-// period choice and the surrogate test over binned counts.
+const (
+	sourcePeriodogram = "periodogram"
+	sourceACF         = "autocorrelation"
+)
+
+// detectPeriod runs baseline removal, the FFT periodogram and
+// autocorrelation, the surrogate tests and the harmonic period choice over
+// binned counts. Candidates are periodogram peaks above their surrogate
+// threshold that sit on a hill of the ACF, refined to the hill's top, with
+// the hills at their whole fractions; the ACF's own best hill joins them.
 func detectPeriod(counts []float64, minLag int, seed uint64) periodResult {
 	var pr periodResult
 	n := len(counts)
@@ -213,28 +241,56 @@ func detectPeriod(counts []float64, minLag int, seed uint64) periodResult {
 	resid, _ := removeBaseline(boxSmooth(root, smooth), min(n, max(n/8, 8*minLag)))
 	eng := newACFEngine(n)
 	r := eng.acf(resid)
+	m := len(eng.padded)
+	kLo, kHi := freqBand(m, minLag, maxLag)
+	hs := harmonicPower(eng.pow, kLo, kHi)
 	pr.curve, pr.curveStep = append([]float64(nil), r[:maxLag+1]...), 1
-	best, ok := choosePeriod(r, minLag, maxLag)
-	if !ok {
-		return pr
-	}
-	pr.found = true
-	pr.lag = parabolicPeak(r, best.lag)
-	pr.acf = r[best.lag]
 	surrogates := 49
 	if n > 1<<14 {
 		surrogates = 19
 	}
-	pr.threshold = surrogateThreshold(root, prepare, minLag, maxLag, surrogates, seed)
+	sig := surrogateThresholds(root, prepare, minLag, maxLag, surrogates, seed)
+	pr.powerThreshold = sig.periodogram
+	cands := validateHints(r, periodogramHints(hs, kLo, sig.periodogram), m, minLag, maxLag)
+	fromPeriodogram := map[int]bool{}
+	for _, c := range cands {
+		fromPeriodogram[c.lag] = true
+	}
+	// The ACF's own best hill joins the candidates: a few waves, or a
+	// comb inside each wave, spread the power over many harmonics, and the
+	// period's ordinate can stay below its threshold while the ACF still
+	// sees the repeat.
+	if c, ok := choosePeriod(r, minLag, maxLag); ok && !fromPeriodogram[c.lag] {
+		cands = append(cands, c)
+		sort.Slice(cands, func(a, b int) bool { return cands[a].lag < cands[b].lag })
+	}
+	best, ok := chooseAmong(r, cands)
+	if !ok {
+		return pr
+	}
+	pr.source = sourceACF
+	if fromPeriodogram[best.lag] {
+		pr.source = sourcePeriodogram
+	}
+	pr.found = true
+	pr.lag = parabolicPeak(r, best.lag)
+	pr.acf = r[best.lag]
+	pr.threshold = sig.acf
+	pr.power = hintPower(hs, kLo, m, pr.lag)
 	if outer, ok := outerPeriod(root, r, best.lag, pr.threshold, n, surrogates, seed); ok {
 		// The chosen lag is the retry comb inside each wave; the waves
 		// themselves repeat at the outer period.
-		pr.intraSpacing = pr.lag
+		pr.intraSpacing, pr.intraACF, pr.intraThreshold = pr.lag, pr.acf, pr.threshold
 		pr.lag, pr.acf, pr.threshold = outer.lag, outer.acf, outer.threshold
 		pr.curve, pr.curveStep = outer.curve, outer.curveStep
+		pr.source = sourceACF
+		pr.power = hintPower(hs, kLo, m, pr.lag)
 		return pr
 	}
 	pr.intraSpacing = combSpacing(r, minLag, best.lag, pr.threshold)
+	if pr.intraSpacing > 0 {
+		pr.intraACF, pr.intraThreshold = r[int(math.Round(pr.intraSpacing))], pr.threshold
+	}
 	return pr
 }
 
@@ -275,7 +331,9 @@ func outerPeriod(root, r []float64, inner int, innerThreshold float64, n, surrog
 	if isSubharmonic(r, inner, coarse, innerThreshold) {
 		return pr, false
 	}
-	threshold := surrogateThreshold(root, prepare, minLag, maxLag, surrogates, seed^0x0e7e)
+	// The surrogates go through the same smoothing and decimation, so the
+	// threshold is on the scale of r2.
+	threshold := surrogateThresholdsOf(root, prepare, minLagD, maxLagD, surrogates, seed^0x0e7e, maxSurrogateBins, step).acf
 	if r2[best.lag] <= threshold {
 		return pr, false
 	}
@@ -292,6 +350,129 @@ func outerPeriod(root, r []float64, inner int, innerThreshold float64, n, surrog
 	// decimated ACF, so that is the curve to show beside them.
 	return periodResult{found: true, lag: parabolicPeak(r, lag), acf: r2[best.lag], threshold: threshold,
 		curve: append([]float64(nil), r2[:maxLagD+1]...), curveStep: step}, true
+}
+
+// attemptComb looks for the retry-after comb on the wire when the period
+// was judged on call starts: each call counts once there, so the SDK's
+// retries inside a wave leave no trace in that series, while the attempts
+// repeat at the retry spacing. The spacing is the strongest ACF hill of the
+// attempts between the minimum lag and half the period, if it clears its
+// own surrogate threshold; it returns zeros otherwise.
+//
+// Only lags up to half the period matter, so the search runs on bins
+// coarser by step (at most a quarter of the minimum lag) and surrogates
+// just long enough for those lags; the hill is then refined on the
+// attempts at the original bins, where only the few lags around it are
+// computed.
+func attemptComb(j *joins, bw int64, minLag int, periodBins float64, seed uint64) (spacing, acf, threshold float64, name string) {
+	hi := int(periodBins / 2)
+	if hi <= minLag {
+		return 0, 0, 0, ""
+	}
+	times, name := attemptTimes(j)
+	step := max(1, min(minLag/4, hi/64))
+	if len(times) < 2 || minBinWidth(times) > bw*int64(step) {
+		// Attempts far outside the call starts' span (a damaged line)
+		// would not fit in the bins.
+		return 0, 0, 0, ""
+	}
+	b := binSeries(times, bw*int64(step))
+	n := len(b.counts)
+	lo, hiC := (minLag+step-1)/step, hi/step
+	if n/2 <= hiC || hiC <= lo {
+		return 0, 0, 0, ""
+	}
+	root := make([]float64, n)
+	for i, c := range b.counts {
+		root[i] = math.Sqrt(c)
+	}
+	smooth := max(2, lo/4)
+	prepare := func(x []float64) []float64 { return centre(boxSmooth(x, smooth)) }
+	resid, _ := removeBaseline(boxSmooth(root, smooth), min(n, max(n/8, 8*lo)))
+	r := newACFEngine(n).acf(resid)
+	var best peakCandidate
+	for _, c := range localMaxima(r, lo, hiC) {
+		if c.acf > best.acf {
+			best = c
+		}
+	}
+	if best.lag == 0 {
+		return 0, 0, 0, ""
+	}
+	threshold = surrogateThresholdsOf(root, prepare, lo, hiC, 49, seed^0xc0b, max(1<<13, 64*hiC), 1).acf
+	if best.acf <= threshold {
+		return 0, 0, 0, ""
+	}
+	lag := parabolicPeak(r, best.lag) * float64(step)
+	if step > 1 && minBinWidth(times) <= bw {
+		lag = refineLag(times, bw, (best.lag-1)*step, (best.lag+1)*step)
+	}
+	return lag * seconds(bw), best.acf, threshold, name
+}
+
+// attemptTimes are the start times of the batch attempts (all attempts
+// when no class is known), ascending, and the series' name.
+func attemptTimes(j *joins) ([]int64, string) {
+	batch := hasClass(j, timeline.ClassBatch)
+	times := make([]int64, 0, len(j.http))
+	for _, i := range j.http {
+		if e := &j.tl.Events[i]; !batch || e.Class == timeline.ClassBatch {
+			times = append(times, e.Start)
+		}
+	}
+	if batch {
+		return times, "batch attempts"
+	}
+	return times, "all attempts"
+}
+
+// combInWaves checks a spacing against the waves themselves. A retry comb
+// puts its second attempts from one spacing to one and a half spacings
+// after each wave's start (the first attempts spread over at most half a
+// spacing, or the comb smears away), and nothing half a spacing earlier.
+// An ACF peak from waves that are merely wide, or from the background, puts
+// as many arrivals in the earlier window as in the later one. The comb
+// stands when the later windows, summed over the waves, hold more than the
+// earlier ones by more than Poisson noise allows (three standard
+// deviations). Both windows open a bin early: times truncated to the bin
+// put the second attempts up to a bin before start + spacing.
+func combInWaves(times []int64, waves []Wave, spacing float64, bin int64) bool {
+	c := int64(spacing * 1e9)
+	var later, earlier float64
+	for _, w := range waves {
+		t := w.Start.UnixNano() - bin
+		later += float64(len(between(times, t+c, t+c+c/2)))
+		earlier += float64(len(between(times, t+c/2, t+c)))
+	}
+	return later > earlier+3*math.Sqrt(earlier+1)
+}
+
+// refineLag is the lag in [lo, hi] bins where the ACF of the square-rooted
+// counts at bin width bw peaks, with parabolic interpolation, computed
+// directly at those lags only.
+func refineLag(times []int64, bw int64, lo, hi int) float64 {
+	b := binSeries(times, bw)
+	x := make([]float64, len(b.counts))
+	for i, c := range b.counts {
+		x[i] = math.Sqrt(c)
+	}
+	x = centre(boxSmooth(x, 2))
+	lo = max(lo, 1)
+	r := make([]float64, hi+2)
+	for k := lo - 1; k <= hi+1 && k < len(x); k++ {
+		var sum float64
+		for i := 0; i+k < len(x); i++ {
+			sum += x[i] * x[i+k]
+		}
+		r[k] = sum
+	}
+	best := lo
+	for k := lo; k <= hi; k++ {
+		if r[k] > r[best] {
+			best = k
+		}
+	}
+	return parabolicPeak(r, best)
 }
 
 // decimate keeps every step-th value.
@@ -457,6 +638,8 @@ func findWaves(j *joins, opt Options) Waves {
 	if bw <= 0 {
 		bw = autoBinWidth(s.times)
 	}
+	// A bin width too fine for the span would need more than maxBins bins.
+	bw = max(bw, minBinWidth(s.times))
 	b := binSeries(s.times, bw)
 	w.BinWidth = seconds(bw)
 	w.Bins = len(b.counts)
@@ -476,6 +659,8 @@ func findWaves(j *joins, opt Options) Waves {
 		w.ACF = pr.acf
 		w.Threshold = pr.threshold
 		w.Significance = ratio(pr.acf, pr.threshold)
+		w.CandidateSource = pr.source
+		w.PeriodogramPower, w.PeriodogramThreshold = pr.power, pr.powerThreshold
 	}
 
 	smooth, mergeGap := max(1, minLagBins/3), max(1, minLagBins/2)
@@ -535,6 +720,11 @@ func findWaves(j *joins, opt Options) Waves {
 		if w.Periodic {
 			w.Period = w.BestLag
 			w.IntraWaveSpacing = pr.intraSpacing * seconds(bw)
+			if pr.intraSpacing > 0 {
+				w.IntraWaveACF, w.IntraWaveThreshold = pr.intraACF, pr.intraThreshold
+			} else if !strings.HasSuffix(s.name, "attempts") {
+				w.IntraWaveSpacing, w.IntraWaveACF, w.IntraWaveThreshold, w.IntraWaveSeries = attemptComb(j, bw, minLagBins, w.Period/seconds(bw), opt.Seed)
+			}
 			// The last waves of a decaying storm can be too small to stand
 			// out of the background on their own, but where the period says
 			// the next wave is due, even a few calls above background are
@@ -557,6 +747,15 @@ func findWaves(j *joins, opt Options) Waves {
 			}
 		}
 	}
+	if w.IntraWaveSpacing > 0 {
+		times := s.times
+		if w.IntraWaveSeries != "" {
+			times, _ = attemptTimes(j)
+		}
+		if !combInWaves(times, w.Waves, w.IntraWaveSpacing, bw) {
+			w.IntraWaveSpacing, w.IntraWaveACF, w.IntraWaveThreshold, w.IntraWaveSeries = 0, 0, 0, ""
+		}
+	}
 	w.ACFCurve, w.ACFLagStep = acfCurve(pr, w.Period/seconds(bw), bw)
 	countWaveAttempts(j, w.Waves)
 	if len(w.Waves) >= 3 {
@@ -564,9 +763,10 @@ func findWaves(j *joins, opt Options) Waves {
 		for i, wv := range w.Waves {
 			sizes[i] = float64(wv.Size)
 		}
-		w.DecayRatio, w.DecayR2 = geometricFit(sizes)
 		proj := projectDecay(sizes)
-		w.DecayLow, w.DecayHigh, w.ProjectedWaves = proj.low, proj.high, proj.waves
+		w.DecayRatio, w.DecayR2 = proj.ratio, proj.r2
+		w.DecayLow, w.DecayHigh, w.DecayFirst = proj.low, proj.high, proj.first
+		w.ProjectedWaves, w.ProjectedWavesHigh = proj.waves, proj.wavesHigh
 		if w.Periodic && proj.waves > 0 {
 			end := w.Waves[0].Start.Add(time.Duration(float64(proj.waves-1) * w.Period * 1e9))
 			w.ProjectedEnd = &end

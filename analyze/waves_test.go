@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ func TestFindWavesSynthetic(t *testing.T) {
 		periodic bool
 		waves    int     // expected count, ±1
 		decay    float64 // expected ratio, ±0.05; 0 = not checked
-		comb     float64 // expected intra-wave spacing in seconds, ±5%; 0 = none expected
+		comb     float64 // expected intra-wave spacing in seconds, ±5%; 0 = not checked (none allowed with one attempt per call)
 		suspects bool
 		opt      Options
 	}{
@@ -24,7 +25,7 @@ func TestFindWavesSynthetic(t *testing.T) {
 			name: "requeue 60s + 2x retry-after 12s, SDK log",
 			in: incident{sizes: geometric(400, 0.7, 8), width: 3 * time.Second, requeue: 60 * time.Second,
 				attempts: 3, retryAfter: 12 * time.Second, attemptTime: 100 * time.Millisecond, background: 0.5, seed: 1},
-			periodic: true, waves: 8, decay: 0.7, suspects: true,
+			periodic: true, waves: 8, decay: 0.7, comb: 12.1, suspects: true,
 		},
 		{
 			name: "wire only: retry-after comb inside the waves",
@@ -120,6 +121,9 @@ func checkWaves(t *testing.T, in incident, opt Options, periodic bool, waves int
 			}
 			if tc.comb > 0 && math.Abs(w.IntraWaveSpacing-tc.comb) > 0.05*tc.comb {
 				t.Errorf("IntraWaveSpacing = %.3f s, want %.3f s", w.IntraWaveSpacing, tc.comb)
+			}
+			if tc.in.attempts == 1 && w.IntraWaveSpacing > 0 {
+				t.Errorf("IntraWaveSpacing = %.3f s from %q, but every call made one attempt", w.IntraWaveSpacing, w.IntraWaveSeries)
 			}
 			if tc.suspects && len(w.Suspects) == 0 {
 				t.Errorf("no suspects for period %.2f s; delays %+v", w.Period, w.Delays)
@@ -239,5 +243,50 @@ func TestTailWaveOfOneCall(t *testing.T) {
 		if wv.Size != int64(in.sizes[i]) {
 			t.Errorf("wave %d size %d, want %d", i+1, wv.Size, in.sizes[i])
 		}
+	}
+}
+
+// TestCombInWaves: second attempts one spacing after each wave's start make
+// a comb; waves merely wider than the spacing, or background alone, do not.
+func TestCombInWaves(t *testing.T) {
+	const spacing = 12.1
+	start := genEpoch
+	tests := []struct {
+		name  string
+		whole bool
+		// arrivals per wave: offsets in seconds from its start
+		offsets func(k int) float64
+		n       int
+		want    bool
+	}{
+		{"two attempts 12 s apart", false, func(k int) float64 { return float64(k%2)*12.1 + 0.01*float64(k%50) }, 100, true},
+		{"same, truncated to the second", true, func(k int) float64 { return float64(k%2)*12.1 + 0.01*float64(k%50) }, 100, true},
+		{"wide waves, no comb", false, func(k int) float64 { return 30 * float64(k) / 100 }, 100, false},
+		{"narrow waves, no comb", false, func(k int) float64 { return 0.01 * float64(k) }, 100, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var times []int64
+			var waves []Wave
+			for w := 0; w < 6; w++ {
+				t0 := start + int64(w)*90e9
+				waves = append(waves, Wave{Start: time.Unix(0, t0).UTC()})
+				for k := 0; k < tc.n; k++ {
+					at := t0 + int64(tc.offsets(k)*1e9)
+					if tc.whole {
+						at -= at % 1e9
+					}
+					times = append(times, at)
+				}
+			}
+			sort.Slice(times, func(a, b int) bool { return times[a] < times[b] })
+			bin := int64(1e8)
+			if tc.whole {
+				bin = 1e9
+			}
+			if got := combInWaves(times, waves, spacing, bin); got != tc.want {
+				t.Errorf("combInWaves = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

@@ -3,7 +3,6 @@ package ingest
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/stampede/stampede/timeline"
@@ -36,9 +36,11 @@ type Options struct {
 	Fields map[string]string
 	// Progress, when set, is told how many more bytes of the input (as
 	// stored: compressed bytes for compressed files) and lines have been
-	// read since its last call. It is called from the reading goroutine
-	// about once per progressStepBytes and once more when the read ends,
-	// so the deltas add up to the whole input; keep it quick.
+	// read since its last call. It is called about once per
+	// progressStepBytes and once more when the read ends, so the deltas add
+	// up to the whole input; keep it quick. A large file read in pieces at
+	// once (ReadFileParts) calls it from each piece's goroutine, so it must
+	// then be safe for concurrent use.
 	Progress func(bytes, lines int64)
 }
 
@@ -111,6 +113,24 @@ var (
 )
 
 func read(r io.Reader, name string, opt Options, sizeHint int64) (*timeline.Timeline, error) {
+	src, parts, err := readParts(r, name, opt, sizeHint, 1)
+	if err != nil {
+		return nil, err
+	}
+	return &timeline.Timeline{Sources: []timeline.Source{src}, Events: parts[0].Events}, nil
+}
+
+// readParts is read that, given workers > 1, parses a compressed or
+// streamed input in blocks at once while it is still being decompressed;
+// see ReadFileParts for what it returns.
+func readParts(r io.Reader, name string, opt Options, sizeHint int64, workers int) (timeline.Source, []timeline.Part, error) {
+	one := func(t *timeline.Timeline, err error) (timeline.Source, []timeline.Part, error) {
+		if err != nil {
+			return timeline.Source{}, nil, err
+		}
+		return t.Sources[0], []timeline.Part{{Events: t.Events}}, nil
+	}
+	file := r
 	var lines *int64
 	if opt.Progress != nil {
 		// Counting at the file, below the buffers and decompressors, keeps
@@ -122,24 +142,27 @@ func read(r io.Reader, name string, opt Options, sizeHint int64) (*timeline.Time
 	}
 	raw := bufio.NewReaderSize(r, 64<<10)
 	var src io.Reader = raw
+	var streamSize int64
 	compressed := false
 	magic, _ := raw.Peek(4)
 	switch {
 	case bytes.HasPrefix(magic, gzipMagic):
 		zr, err := gzip.NewReader(raw)
 		if err != nil {
-			return nil, fmt.Errorf("%s: gzip: %w", name, err)
+			return one(nil, fmt.Errorf("%s: gzip: %w", name, err))
 		}
 		defer zr.Close()
 		src, compressed = zr, true
-		// The compression ratio of logs varies too much to size from.
+		// The compression ratio of logs varies too much to size from,
+		// but a gzip file's trailer gives its uncompressed size.
+		streamSize = gzipSize(file, sizeHint)
 		sizeHint = 0
 	case bytes.HasPrefix(magic, zstdMagic):
 		// Bounded window: a hostile frame cannot make the decoder reserve
 		// more than 64 MiB.
 		zr, err := zstd.NewReader(raw, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20))
 		if err != nil {
-			return nil, fmt.Errorf("%s: zstd: %w", name, err)
+			return one(nil, fmt.Errorf("%s: zstd: %w", name, err))
 		}
 		defer zr.Close()
 		src, compressed = zr, true
@@ -148,7 +171,7 @@ func read(r io.Reader, name string, opt Options, sizeHint int64) (*timeline.Time
 	br := bufio.NewReaderSize(src, readBufferBytes)
 	prefix, err := br.Peek(readBufferBytes)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull && !compressed {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return one(nil, fmt.Errorf("%s: %w", name, err))
 	}
 	whole := err != nil && err != bufio.ErrBufferFull
 	sample := sampleOf(prefix, whole)
@@ -156,7 +179,10 @@ func read(r io.Reader, name string, opt Options, sizeHint int64) (*timeline.Time
 	strs := newInterner()
 	p, err := chooseParser(sample, whole, opt, strs)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return one(nil, fmt.Errorf("%s: %w", name, err))
+	}
+	if sp, ok := p.(splitter); ok && workers > 1 && !whole && opt.Progress == nil {
+		return parseBlocks(br, name, sp, prefix, compressed, workers, streamSize)
 	}
 
 	t := &timeline.Timeline{Sources: []timeline.Source{{Path: name}}}
@@ -165,18 +191,48 @@ func read(r io.Reader, name string, opt Options, sizeHint int64) (*timeline.Time
 		t.Sources[0].Observer = observerOf(p.format())
 	}
 	if sizeHint > 0 {
-		// ~150 bytes a line in typical access logs; a guess, not a limit.
-		t.Events = make([]timeline.Event, 0, min(sizeHint/150+16, 1<<22))
+		t.Events = make([]timeline.Event, 0, eventsFor(sizeHint, prefix))
 	}
 	s := &t.Sources[0]
 	lines = &s.Lines
 	if dp, ok := p.(documentParser); ok {
-		return readDocument(br, name, dp, t)
+		return one(readDocument(br, name, dp, t))
 	}
 	if err := parseLines(&lineReader{r: br}, t, p, compressed, name); err != nil {
-		return nil, err
+		return one(nil, err)
 	}
-	return t, nil
+	return one(t, nil)
+}
+
+// gzipSize reads the uncompressed size from the trailer of a gzip file of
+// size bytes, or returns 0. The trailer holds it modulo 4 GiB and only for
+// the last member, so a value that cannot be right (smaller than the file,
+// or past any compression ratio deflate reaches on logs) is not used.
+func gzipSize(r io.Reader, size int64) int64 {
+	ra, ok := r.(io.ReaderAt)
+	if !ok || size < 18 {
+		return 0
+	}
+	var b [4]byte
+	if _, err := ra.ReadAt(b[:], size-4); err != nil {
+		return 0
+	}
+	n := int64(b[0]) | int64(b[1])<<8 | int64(b[2])<<16 | int64(b[3])<<24
+	if n < size || n > size*256 {
+		return 0
+	}
+	return n
+}
+
+// eventsFor guesses how many events size bytes of input hold from the
+// line length in its first bytes, a little high, so that the events slice
+// is allocated once rather than grown by copying; a guess, not a limit.
+func eventsFor(size int64, prefix []byte) int64 {
+	perLine := int64(150)
+	if n := int64(bytes.Count(prefix, []byte{'\n'})); n > 0 {
+		perLine = max(int64(len(prefix))/n, 16)
+	}
+	return min(size/perLine+size/perLine/16+16, 1<<26)
 }
 
 // parseLines feeds every line of lr to p, appending events to t and
@@ -212,7 +268,7 @@ func parseLines(lr *lineReader, t *timeline.Timeline, p lineParser, compressed b
 			s.AddSkip(s.Lines, "line longer than 4 MiB")
 			continue
 		}
-		if s.Lines == 1 {
+		if s.Lines == 1 && !lr.midFile {
 			line = bytes.TrimPrefix(line, utf8BOM)
 		}
 		if n := len(line); n > 0 && line[n-1] == '\r' {
@@ -736,6 +792,9 @@ type lineReader struct {
 	r    *bufio.Reader
 	long []byte
 	err  error
+	// midFile is set on a piece of a file other than its first, whose
+	// first line cannot start with the file's byte order mark.
+	midFile bool
 }
 
 // next returns the next line, which is valid until the following call.

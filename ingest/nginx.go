@@ -26,6 +26,11 @@ type nginxParser struct {
 	lastTimeLocalSet bool
 	lastTimeLocalNs  int64
 
+	// recent is the last value interned per variable: routes and user
+	// agents repeat line after line, and comparing with the last one is
+	// cheaper than hashing for the interner's table.
+	recent [32]string
+
 	// What parse saw of the line's upstream attempts, for parseMulti;
 	// the slices alias the line.
 	upstreamStatuses []byte
@@ -35,6 +40,16 @@ type nginxParser struct {
 
 func newNginxParser(f *logFormat, strs *interner) *nginxParser {
 	return &nginxParser{f: f, strs: strs, outcomes: outcomeCache{}}
+}
+
+// intern returns val as a string shared with earlier lines.
+func (p *nginxParser) intern(k varKind, val []byte) string {
+	if s := p.recent[k&31]; s == string(val) {
+		return s
+	}
+	s := p.strs.bytes(val)
+	p.recent[k&31] = s
+	return s
 }
 
 func (p *nginxParser) format() string { return p.f.family + ":" + p.f.name }
@@ -144,15 +159,15 @@ func (p *nginxParser) parse(line []byte, e *timeline.Event) string {
 			duration = ns
 		case varRequest:
 			if !absent {
-				e.Route = p.strs.bytes(routeOfRequest(val))
+				e.Route = p.intern(varRequest, routeOfRequest(val))
 			}
 		case varURI:
 			if !absent && e.Route == "" {
-				e.Route = p.strs.bytes(pathOnly(val))
+				e.Route = p.intern(varURI, pathOnly(val))
 			}
 		case varUserAgent:
 			if !absent {
-				e.Client = p.strs.bytes(val)
+				e.Client = p.intern(varUserAgent, val)
 			}
 		case varRetryCount:
 			// x-stainless-retry-count counts retries before this attempt.
@@ -173,11 +188,11 @@ func (p *nginxParser) parse(line []byte, e *timeline.Event) string {
 			}
 		case varCallID:
 			if !absent && len(val) > 0 {
-				e.CallID = p.strs.bytes(val)
+				e.CallID = p.intern(varCallID, val)
 			}
 		case varTaskID:
 			if !absent && len(val) > 0 {
-				e.TaskID = p.strs.bytes(val)
+				e.TaskID = p.intern(varTaskID, val)
 			}
 		case varRequestID:
 			if !absent && len(val) > 0 && e.RequestID == "" {
@@ -197,7 +212,7 @@ func (p *nginxParser) parse(line []byte, e *timeline.Event) string {
 				if k := bytes.IndexByte(val, ':'); k >= 0 {
 					val = val[:k]
 				}
-				e.ErrorCode = p.strs.bytes(val)
+				e.ErrorCode = p.intern(varErrorType, val)
 			}
 		case varResponseFlags:
 			if !absent && len(val) > 0 {
@@ -267,21 +282,31 @@ func (p *nginxParser) parse(line []byte, e *timeline.Event) string {
 // redirected internally), or Envoy's upstream attempt count. A line without
 // retries is the single event parse makes.
 func (p *nginxParser) parseMulti(line []byte, emit func() *timeline.Event) string {
-	var req timeline.Event
-	if reason := p.parse(line, &req); reason != "" {
+	// Most lines are one attempt: parse straight into its slot rather than
+	// build the event aside and copy it in.
+	first := emit()
+	if reason := p.parse(line, first); reason != "" {
 		return reason
 	}
-	switch n := countListItems(p.upstreamStatuses); {
-	case n > 1:
-		p.emitUpstreamList(&req, n, emit)
-	case p.attemptCount > 1:
-		emitAttempts(&req, p.attemptCount, emit)
-	default:
-		e := emit()
-		fill(e, &req)
-		if p.attemptCount == 1 && e.Attempt == 0 {
-			e.Attempt = 1
+	n := countListItems(p.upstreamStatuses)
+	if n <= 1 && p.attemptCount <= 1 {
+		if p.attemptCount == 1 && first.Attempt == 0 {
+			first.Attempt = 1
 		}
+		return ""
+	}
+	req := *first
+	next := func() *timeline.Event {
+		if e := first; e != nil {
+			first = nil
+			return e
+		}
+		return emit()
+	}
+	if n > 1 {
+		p.emitUpstreamList(&req, n, next)
+	} else {
+		emitAttempts(&req, p.attemptCount, next)
 	}
 	return ""
 }

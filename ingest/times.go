@@ -52,6 +52,12 @@ func civilNanos(y, mo, d, h, mi, s int64) (int64, bool) {
 		return 0, false
 	}
 	days := daysFromCivil(y, mo, d)
+	// Unix nanoseconds in an int64 reach from 1677-09-22 to 2262-04-11;
+	// beyond (a year 9999 in a damaged line) they would wrap around. A day
+	// of margin leaves room for the zone offset.
+	if days < -106750 || days > 106749 {
+		return 0, false
+	}
 	return ((days*24+h)*60+mi)*60*1e9 + s*1e9, true
 }
 
@@ -233,7 +239,7 @@ const httpDateLayout = "Mon, 02 Jan 2006 15:04:05 GMT"
 // time.Parse is fine here.
 func parseHTTPDate(b []byte) (int64, bool) {
 	t, err := time.Parse(httpDateLayout, string(b))
-	if err != nil {
+	if err != nil || t.Year() < 1678 || t.Year() > 2261 {
 		return 0, false
 	}
 	return t.UnixNano(), true

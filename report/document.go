@@ -84,6 +84,9 @@ func layout(r *analyze.Result) *document {
 		clocksSection(r.Clocks),
 		warningsSection(r.Warnings),
 	}
+	if r.WhatIf != nil {
+		d.sections = append(d.sections, whatIfSection(r.WhatIf))
+	}
 	return d
 }
 
@@ -100,15 +103,19 @@ func inputsSection(inputs []analyze.Input) section {
 		s.blocks = append(s.blocks, sentences("no input files"))
 		return s
 	}
-	g := newGrid("file", "format", "#lines", "#parsed", "#skipped", "#events")
+	g := newGrid("file", "format", "#lines", "#parsed", "#skipped", "#duplicates", "#events")
 	var total analyze.Input
-	var samples []string
+	var samples, reasons []string
 	for _, in := range inputs {
-		g.add(in.Path, in.Format, count(in.Lines), count(in.Parsed), count(in.Skipped), count(in.Events))
+		g.add(in.Path, in.Format, count(in.Lines), count(in.Parsed), count(in.Skipped), count(in.Duplicates), count(in.Events))
 		total.Lines += in.Lines
 		total.Parsed += in.Parsed
 		total.Skipped += in.Skipped
+		total.Duplicates += in.Duplicates
 		total.Events += in.Events
+		for _, r := range in.SkippedBy {
+			reasons = append(reasons, fmt.Sprintf("%s: %s × %s", in.Path, count(r.Lines), r.Reason))
+		}
 		for _, sm := range in.Samples {
 			samples = append(samples, sm.Position+": "+sm.Reason)
 		}
@@ -117,9 +124,12 @@ func inputsSection(inputs []analyze.Input) section {
 		}
 	}
 	if len(inputs) > 1 {
-		g.add("total", "", count(total.Lines), count(total.Parsed), count(total.Skipped), count(total.Events))
+		g.add("total", "", count(total.Lines), count(total.Parsed), count(total.Skipped), count(total.Duplicates), count(total.Events))
 	}
 	s.blocks = append(s.blocks, block{table: g})
+	if len(reasons) > 0 {
+		s.blocks = append(s.blocks, block{label: "Skipped by reason", items: reasons})
+	}
 	if len(samples) > 0 {
 		s.blocks = append(s.blocks, block{label: "Skipped lines", items: samples})
 	}

@@ -156,6 +156,16 @@ func plain(s string) string {
 	return b.String()
 }
 
+// PlainText is plain for callers outside the package: error messages that
+// quote a log line go to a terminal too.
+func PlainText(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = plain(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
 func isPlain(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f {

@@ -53,6 +53,14 @@ func normalized(r *analyze.Result) analyze.Result {
 		out.SchemaVersion = analyze.SchemaVersion
 	}
 	out.Inputs = nonNil(out.Inputs)
+	if len(out.Inputs) > 0 {
+		inputs := make([]analyze.Input, len(out.Inputs))
+		copy(inputs, out.Inputs)
+		for i := range inputs {
+			inputs[i].SkippedBy = nonNil(inputs[i].SkippedBy)
+		}
+		out.Inputs = inputs
+	}
 	out.Findings = nonNil(out.Findings)
 	out.Warnings = nonNil(out.Warnings)
 	out.Clocks = nonNil(out.Clocks)

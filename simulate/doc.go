@@ -7,6 +7,14 @@
 // deterministic: the scenario's seed drives every random draw and no wall
 // clock is read, so the same scenario always yields byte-identical files.
 //
+// Optional parts, off unless a scenario asks for them, let package whatif
+// replay an incident under other policies on the same code path: a limiter
+// that charges rejected requests and keeps a debt, a request-rate bucket
+// beside the token bucket, application retry layers stacked around the SDK
+// call, backoff curves (none, exponential, full, equal, decorrelated), a
+// client-wide retry budget, and a fixed or AIMD concurrency limit on the
+// batch. Scenarios without them run exactly as before.
+//
 // WriteDir writes what an incident leaves behind, an nginx access.log and an
 // application calls.jsonl, together with truth.json: the figures the
 // simulator counted while running (attempts, throttles, calls, tasks, waves,

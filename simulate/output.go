@@ -64,12 +64,18 @@ func (o *Output) TaskID(i int) string {
 	return fmt.Sprintf("task-%0*d", width, i+1)
 }
 
-// CallID names a call: "task-0001/q2" for batch, "ui-000123" for interactive.
+// CallID names a call: "task-0001/q2" for batch, "ui-000123" for
+// interactive; a queue attempt's later SDK calls, made by Scenario.Layers,
+// add "/c2", "/c3", ...
 func (o *Output) CallID(c *Call) string {
 	if c.Kind == Interactive {
 		return fmt.Sprintf("ui-%06d", c.Seq)
 	}
-	return o.TaskID(c.Task) + "/q" + strconv.Itoa(c.QueueAttempt)
+	id := o.TaskID(c.Task) + "/q" + strconv.Itoa(c.QueueAttempt)
+	if c.Try > 1 {
+		id += "/c" + strconv.Itoa(c.Try)
+	}
+	return id
 }
 
 // Body sizes are fixed per status: the simulated endpoint's replies do not vary.

@@ -64,6 +64,13 @@ import (
 //   - tail_s: interactive traffic goes on this long after the last task is
 //     resolved. end_s > 0 stops new calls at that time whatever the backlog;
 //     calls in flight finish.
+//   - optional, off unless given: bucket.reject_fraction and bucket.debt_floor
+//     (rejections charged a share of their cost, down to a debt);
+//     request_bucket (a requests-per-second limit beside the tokens);
+//     batch.concurrency (a fixed or AIMD limit on batch queue attempts in
+//     flight); sdk.backoff (none, exponential, full, equal, decorrelated)
+//     and sdk.retry_budget (gRPC-style retry tokens); layers (application
+//     retry loops around the batch's SDK calls, outermost first).
 //   - sdk_clock_offset_s: calls.jsonl is stamped by a clock this many seconds
 //     ahead of the access log's (negative: behind); the simulation itself and
 //     truth.json use the true times.
@@ -86,6 +93,11 @@ type Scenario struct {
 	// ahead of the proxy's in calls.jsonl, as on two machines whose clocks
 	// drifted apart.
 	SDKClockOffsetS float64 `json:"sdk_clock_offset_s,omitempty"`
+	// Requests is an optional request-rate limit beside the token bucket.
+	Requests *RequestBucket `json:"request_bucket,omitempty"`
+	// Layers are the application's retry loops around batch SDK calls,
+	// outermost first; empty means the SDK call is the whole queue attempt.
+	Layers []RetryLayer `json:"layers,omitempty"`
 }
 
 // BucketConfig is the endpoint's token bucket.
@@ -93,6 +105,62 @@ type BucketConfig struct {
 	Capacity   float64 `json:"capacity"`
 	RefillPerS float64 `json:"refill_per_s"`
 	RejectCost float64 `json:"reject_cost"`
+	// RejectFraction charges a rejected attempt this share of its own cost
+	// on top of RejectCost, as limiters that meter rejected requests do.
+	RejectFraction float64 `json:"reject_fraction,omitempty"`
+	// DebtFloor lets rejection charges take the bucket this far below zero:
+	// a limiter that keeps a debt stays empty while rejected callers keep
+	// arriving, instead of refilling under them.
+	DebtFloor float64 `json:"debt_floor,omitempty"`
+}
+
+// RequestBucket is a second limit on requests rather than tokens (requests
+// per minute); an attempt is admitted only when both buckets allow it.
+type RequestBucket struct {
+	Capacity   float64 `json:"capacity"`
+	RefillPerS float64 `json:"refill_per_s"`
+	// ChargeRejected counts rejected attempts against the limit too.
+	ChargeRejected bool `json:"charge_rejected,omitempty"`
+}
+
+// Concurrency bounds the batch's queue attempts in flight: a queue attempt
+// holds a slot from its first attempt until its call ends, through the SDK's
+// waits; the others queue in order. "fixed" keeps Limit; "adaptive" is AIMD:
+// each batch success adds 1/limit, a throttle multiplies by Decrease (at most
+// once a second), within [Min, Max].
+type Concurrency struct {
+	Mode     string  `json:"mode"`
+	Limit    float64 `json:"limit"`
+	Min      float64 `json:"min,omitempty"`
+	Max      float64 `json:"max,omitempty"`
+	Decrease float64 `json:"decrease,omitempty"`
+}
+
+// RetryLayer is a retry loop the application wraps around its SDK calls
+// (a tenacity decorator, a retrying HTTP client above the SDK). Layers
+// stack: the first wraps the second, the last wraps the SDK call.
+type RetryLayer struct {
+	Name         string  `json:"name,omitempty"`
+	MaxAttempts  int     `json:"max_attempts"`
+	Backoff      string  `json:"backoff,omitempty"`
+	BackoffBaseS float64 `json:"backoff_base_s,omitempty"`
+	BackoffCapS  float64 `json:"backoff_cap_s,omitempty"`
+}
+
+// RetryBudget is a client-wide retry token bucket as in gRPC, Finagle and
+// Envoy: every throttled attempt spends one token, every success earns
+// TokenRatio, and a retry is allowed only while more than half of MaxTokens
+// remain. It stops retries from multiplying load once most attempts fail.
+//
+// RetryCost > 0 makes it the AWS SDKs' retry quota instead (botocore
+// standard and adaptive, AWS SDK for JavaScript v3: 500 tokens, 5 per
+// retry): a retry takes RetryCost tokens and is refused when fewer remain,
+// and a call that succeeds gives back what its retries took, or TokenRatio
+// when it needed none.
+type RetryBudget struct {
+	MaxTokens  float64 `json:"max_tokens"`
+	TokenRatio float64 `json:"token_ratio"`
+	RetryCost  float64 `json:"retry_cost,omitempty"`
 }
 
 // LatencyConfig is how long the endpoint takes to answer.
@@ -120,6 +188,8 @@ type BatchTraffic struct {
 	SubmitS       float64 `json:"submit_s"`
 	SubmitWindowS float64 `json:"submit_window_s"`
 	Route         string  `json:"route"`
+	// Concurrency, when set, bounds the batch's queue attempts in flight.
+	Concurrency *Concurrency `json:"concurrency,omitempty"`
 }
 
 // SDKPolicy is the client library's retry policy.
@@ -131,6 +201,11 @@ type SDKPolicy struct {
 	BackoffCapS    float64 `json:"backoff_cap_s"`
 	UserAgent      string  `json:"user_agent"`
 	ErrorCode      string  `json:"error_code"`
+	// Backoff is the curve used when retry-after is ignored: "full" (the
+	// default), "none" (a constant backoff_base_s), "exponential" (no
+	// jitter), "equal" or "decorrelated".
+	Backoff string       `json:"backoff,omitempty"`
+	Budget  *RetryBudget `json:"retry_budget,omitempty"`
 }
 
 // RunnerPolicy is the job runner's requeue policy for failed calls.
@@ -153,6 +228,21 @@ const (
 	JitterNone  = "none"
 	JitterFull  = "full"
 	JitterEqual = "equal"
+)
+
+// Backoff curves of SDKPolicy.Backoff and RetryLayer.Backoff.
+const (
+	BackoffNone         = "none"
+	BackoffExponential  = "exponential"
+	BackoffFull         = "full"
+	BackoffEqual        = "equal"
+	BackoffDecorrelated = "decorrelated"
+)
+
+// Concurrency modes.
+const (
+	ConcurrencyFixed    = "fixed"
+	ConcurrencyAdaptive = "adaptive"
 )
 
 // Interactive arrival processes of InteractiveTraffic.Arrivals.
@@ -324,6 +414,9 @@ func (sc *Scenario) Validate() error {
 	if err := sc.SDK.validate("sdk"); err != nil {
 		return err
 	}
+	if err := sc.validateExtensions(); err != nil {
+		return err
+	}
 	if sc.InteractiveSDK != nil {
 		if err := sc.InteractiveSDK.validate("interactive_sdk"); err != nil {
 			return err
@@ -347,7 +440,66 @@ func (p *SDKPolicy) validate(prefix string) error {
 	case p.ErrorCode == "":
 		return badField(prefix+".error_code", "must not be empty")
 	}
+	if p.Backoff != "" {
+		if err := oneOf(prefix+".backoff", p.Backoff, BackoffNone, BackoffExponential, BackoffFull, BackoffEqual, BackoffDecorrelated); err != nil {
+			return err
+		}
+	}
+	if b := p.Budget; b != nil {
+		switch {
+		case !(b.MaxTokens >= 1 && b.MaxTokens <= 1e6):
+			return badField(prefix+".retry_budget.max_tokens", "%v: want 1 to 1000000", b.MaxTokens)
+		case !(b.TokenRatio >= 0 && b.TokenRatio <= 1000):
+			return badField(prefix+".retry_budget.token_ratio", "%v: want 0 to 1000", b.TokenRatio)
+		case !(b.RetryCost >= 0 && b.RetryCost <= b.MaxTokens):
+			return badField(prefix+".retry_budget.retry_cost", "%v: want 0 to max_tokens", b.RetryCost)
+		}
+	}
 	return oneOf(prefix+".retry_after_mode", p.RetryAfterMode, RetryAfterExact, RetryAfterJitter, RetryAfterIgnore)
+}
+
+// validateExtensions checks the optional limiter, debt and layer settings.
+func (sc *Scenario) validateExtensions() error {
+	in := func(path string, v, lo, hi float64) error {
+		if !(v >= lo && v <= hi) {
+			return badField(path, "%v: want %v to %v", v, lo, hi)
+		}
+		return nil
+	}
+	checks := []error{
+		in("bucket.reject_fraction", sc.Bucket.RejectFraction, 0, 1),
+		in("bucket.debt_floor", sc.Bucket.DebtFloor, 0, 1e12),
+	}
+	if r := sc.Requests; r != nil {
+		checks = append(checks, in("request_bucket.capacity", r.Capacity, 1, 1e9), in("request_bucket.refill_per_s", r.RefillPerS, 1e-6, 1e9))
+	}
+	if c := sc.Batch.Concurrency; c != nil {
+		if err := oneOf("batch.concurrency.mode", c.Mode, ConcurrencyFixed, ConcurrencyAdaptive); err != nil {
+			return err
+		}
+		checks = append(checks, in("batch.concurrency.limit", c.Limit, 1, 1e6))
+		if c.Mode == ConcurrencyAdaptive {
+			checks = append(checks, in("batch.concurrency.min", c.Min, 1, c.Limit),
+				in("batch.concurrency.max", c.Max, c.Limit, 1e6), in("batch.concurrency.decrease", c.Decrease, 0.01, 0.99))
+		}
+	}
+	if len(sc.Layers) > 8 {
+		return badField("layers", "%d layers: want at most 8", len(sc.Layers))
+	}
+	for i, l := range sc.Layers {
+		p := fmt.Sprintf("layers[%d]", i)
+		checks = append(checks, in(p+".max_attempts", float64(l.MaxAttempts), 1, 100),
+			in(p+".backoff_base_s", l.BackoffBaseS, 0, 86400), in(p+".backoff_cap_s", l.BackoffCapS, 0, 86400))
+		if l.Backoff != "" {
+			checks = append(checks, oneOf(p+".backoff", l.Backoff, BackoffNone, BackoffExponential, BackoffFull, BackoffEqual, BackoffDecorrelated))
+		}
+	}
+	for _, err := range checks {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func oneOf(path, v string, allowed ...string) error {
@@ -367,11 +519,19 @@ type jsonKey struct {
 
 // scanKeys lists every object key in data with the line it is on, so that
 // errors can point at the line of the faulty field.
+// maxScenarioDepth bounds how deeply a scenario file may nest.
+const maxScenarioDepth = 32
+
 func scanKeys(data []byte) ([]jsonKey, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var keys []jsonKey
-	var walk func(prefix string) error
-	walk = func(prefix string) error {
+	var walk func(prefix string, depth int) error
+	walk = func(prefix string, depth int) error {
+		// A scenario is a few levels deep; a hostile file nested a
+		// million deep would otherwise build a path per level.
+		if depth > maxScenarioDepth {
+			return fmt.Errorf("nested deeper than %d levels", maxScenarioDepth)
+		}
 		tok, err := dec.Token()
 		if err != nil {
 			return err
@@ -390,7 +550,7 @@ func scanKeys(data []byte) ([]jsonKey, error) {
 					path = prefix + "." + k
 				}
 				keys = append(keys, jsonKey{path: path, line: lineAt(data, skipSpace(data, off))})
-				if err := walk(path); err != nil {
+				if err := walk(path, depth+1); err != nil {
 					return err
 				}
 			}
@@ -398,7 +558,7 @@ func scanKeys(data []byte) ([]jsonKey, error) {
 			return err
 		case json.Delim('['):
 			for dec.More() {
-				if err := walk(prefix + "[]"); err != nil {
+				if err := walk(prefix+"[]", depth+1); err != nil {
 					return err
 				}
 			}
@@ -407,7 +567,7 @@ func scanKeys(data []byte) ([]jsonKey, error) {
 		}
 		return nil
 	}
-	if err := walk(""); err != nil {
+	if err := walk("", 0); err != nil {
 		if err == io.EOF {
 			return nil, errors.New("empty scenario")
 		}
@@ -468,6 +628,12 @@ func knownFields(t reflect.Type, prefix string) map[string]bool {
 		ft := f.Type
 		for ft.Kind() == reflect.Pointer {
 			ft = ft.Elem()
+		}
+		if ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct {
+			// scanKeys names the members of array elements "path[].key".
+			for k := range knownFields(ft.Elem(), path+"[]") {
+				out[k] = true
+			}
 		}
 		if ft.Kind() == reflect.Struct && ft != reflect.TypeFor[time.Time]() {
 			for k := range knownFields(ft, path) {

@@ -173,6 +173,8 @@ func FuzzParseScenario(f *testing.F) {
 	f.Add([]byte(`{"interactive_sdk":{"max_attempts":2},"runner":{"requeue_jitter":"equal"}}`))
 	f.Add([]byte("{\n\"runner\": {\"survival\": 1.5}}"))
 	f.Add([]byte(`{"a":[1,{"b":2}]}`))
+	f.Add([]byte(`{"bucket":{"reject_fraction":0.1,"debt_floor":7000},"request_bucket":{"capacity":5,"refill_per_s":1},"sdk":{"backoff":"equal","retry_budget":{"max_tokens":10,"token_ratio":0.1}}}`))
+	f.Add([]byte(`{"batch":{"concurrency":{"mode":"adaptive","limit":4,"min":1,"max":8,"decrease":0.5}},"layers":[{"max_attempts":2},{"max_attempts":3,"backoff":"decorrelated"}]}`))
 	if data, err := os.ReadFile("../testdata/scenarios/seed-incident.json"); err == nil {
 		f.Add(data)
 	}

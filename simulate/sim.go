@@ -57,9 +57,14 @@ type Call struct {
 	Attempts     int
 	RetryAfter   int // last retry-after seen, -1 if none
 	// Next is the runner's decision after a batch call: "done", "requeue",
-	// "abandon" or "end" (the simulation stopped first); "" for interactive.
+	// "abandon" or "end" (the simulation stopped first), or "retry" when an
+	// application retry layer (Scenario.Layers) calls the SDK again; "" for
+	// interactive.
 	Next         string
 	RequeueDelay time.Duration
+	// Try numbers the SDK calls of one queue attempt from 1; above 1 only
+	// when Scenario.Layers retried the call.
+	Try int
 }
 
 // Output is one simulated incident: every attempt in log order (response
@@ -70,8 +75,26 @@ type Output struct {
 	Attempts []Attempt
 	Calls    []Call
 	Truth    Truth
+	// Stats are figures counted while running that truth.json leaves out.
+	Stats Stats
 	// events is how many events the run processed, for benchmarks.
 	events int
+}
+
+// Stats are what the what-if comparison needs beyond Truth: how long the
+// bucket could not serve an interactive request, and how far the retry
+// layers went for one task.
+type Stats struct {
+	// BucketEmpty is the time the token bucket held less than one
+	// interactive request's cost (one batch task's when there is no
+	// interactive traffic), or the request bucket less than one request.
+	BucketEmpty time.Duration
+	// MaxAttemptsPerTask is the most HTTP attempts any task made.
+	MaxAttemptsPerTask int
+	// MaxInFlight is the most batch queue attempts in flight at once.
+	MaxInFlight int
+	// BudgetDenied counts retries the retry budget refused.
+	BudgetDenied int64
 }
 
 // maxSimulated bounds a scenario with no end_s whose backlog never resolves.
@@ -84,6 +107,7 @@ const (
 	evQueueAttempt
 	evAttemptArrival
 	evAttemptResponse
+	evLayerRetry
 )
 
 type event struct {
@@ -118,15 +142,35 @@ type bucket struct {
 	refillPerNs      float64 // micro-tokens per nanosecond
 	last             time.Duration
 	min              int64
+	// floor is how low rejection charges may take tokens: 0, or minus the
+	// debt a limiter keeps.
+	floor int64
+	// empty accumulates the time tokens sat below emptyBelow.
+	emptyBelow int64
+	empty      time.Duration
 }
 
 func (b *bucket) advance(t time.Duration) {
 	if t > b.last {
+		if b.tokens < b.emptyBelow {
+			need := float64(b.emptyBelow-b.tokens) / b.refillPerNs
+			b.empty += time.Duration(min(need, float64(t-b.last)))
+		}
 		// One multiplication, so no fused multiply-add can change the result.
 		add := int64(float64(t-b.last) * b.refillPerNs)
 		b.tokens = min(b.capacity, b.tokens+add)
 		b.last = t
 	}
+}
+
+// charge takes a rejection's charge, never below the floor.
+func (b *bucket) charge(v int64) {
+	// Compared as a difference so that no charge can overflow past the floor.
+	if v < 0 || v >= b.tokens-b.floor {
+		b.tokens = min(b.tokens, b.floor)
+		return
+	}
+	b.tokens -= v
 }
 
 func microTokens(v float64) int64 { return int64(math.Round(v * 1e6)) }
@@ -144,6 +188,15 @@ type callState struct {
 	start        time.Duration
 	arrived      time.Duration
 	policy       *SDKPolicy
+	// lastSleep is the previous backoff, for decorrelated jitter.
+	lastSleep time.Duration
+	// tries indexes Simulation.tries: the attempt counts of each of
+	// Scenario.Layers for this queue attempt; -1 without layers.
+	tries int32
+	try   int32
+	id    int32
+	// spent is what the call's retries took from an AWS-style retry quota.
+	spent float64
 }
 
 // Independent random streams: changing one traffic parameter leaves the
@@ -154,6 +207,7 @@ const (
 	streamLatency
 	streamSDK
 	streamRunner
+	streamLayers
 )
 
 type simulation struct {
@@ -163,9 +217,9 @@ type simulation struct {
 	bucket  bucket
 	calls   []callState
 	out     *Output
-	rngs    [streamRunner + 1]*rand.Rand
+	rngs    [streamLayers + 1]*rand.Rand
 	costs   [2]int64
-	reject  int64
+	reject  [2]int64
 	stopAt  time.Duration // no new call starts after this
 	iEnd    time.Duration // interactive arrivals stop after this
 	iPolicy *SDKPolicy
@@ -174,7 +228,27 @@ type simulation struct {
 	resolved          int
 	resolvedAt        time.Duration
 	count             counters
+
+	// The optional parts, all nil or empty unless the scenario asks.
+	requests *bucket
+	chargeRq bool
+	limit    *limiter
+	tries    [][]int32
+	budgets  map[*SDKPolicy]*float64
+	taskHTTP []int32
 }
+
+// limiter is the batch's concurrency limit; waiting holds the tasks whose
+// queue attempt is due but has no slot, in order.
+type limiter struct {
+	cfg          Concurrency
+	limit        float64
+	inFlight     int
+	waiting      []int32
+	lastDecrease time.Duration
+}
+
+func (l *limiter) free() bool { return l.inFlight < max(1, int(l.limit)) }
 
 // counters are the figures the simulator counts as it goes; truth.json is
 // built from them, never from the written logs.
@@ -208,7 +282,24 @@ func Run(sc Scenario) (*Output, error) {
 	s.bucket.min = s.bucket.tokens
 	s.costs[Batch] = microTokens(sc.Batch.Cost)
 	s.costs[Interactive] = microTokens(sc.Interactive.Cost)
-	s.reject = microTokens(sc.Bucket.RejectCost)
+	for k := range s.reject {
+		s.reject[k] = microTokens(sc.Bucket.RejectCost) + microTokens(sc.Bucket.RejectFraction*[2]float64{sc.Batch.Cost, sc.Interactive.Cost}[k])
+	}
+	s.bucket.floor = -microTokens(sc.Bucket.DebtFloor)
+	s.bucket.emptyBelow = s.costs[Batch]
+	if sc.Interactive.RatePerS > 0 {
+		s.bucket.emptyBelow = s.costs[Interactive]
+	}
+	if r := sc.Requests; r != nil {
+		s.requests = &bucket{capacity: microTokens(r.Capacity), tokens: microTokens(r.Capacity),
+			refillPerNs: r.RefillPerS / 1000, emptyBelow: microTokens(1)}
+		s.chargeRq = r.ChargeRejected
+	}
+	if c := sc.Batch.Concurrency; c != nil {
+		s.limit = &limiter{cfg: *c, limit: c.Limit, lastDecrease: -time.Hour}
+	}
+	s.budgets = map[*SDKPolicy]*float64{}
+	s.taskHTTP = make([]int32, sc.Batch.Tasks)
 	s.iPolicy = &s.sc.SDK
 	if sc.InteractiveSDK != nil {
 		s.iPolicy = s.sc.InteractiveSDK
@@ -251,7 +342,16 @@ func Run(sc Scenario) (*Output, error) {
 			s.onAttemptArrival(ev.at, &s.calls[ev.id], ev.id)
 		case evAttemptResponse:
 			s.onAttemptResponse(ev.at, &s.calls[ev.id], ev.id)
+		case evLayerRetry:
+			s.onLayerRetry(ev.at, ev.id)
 		}
+	}
+	s.out.Stats.BucketEmpty = s.bucket.empty
+	if s.requests != nil {
+		s.out.Stats.BucketEmpty = max(s.bucket.empty, s.requests.empty)
+	}
+	for _, n := range s.taskHTTP {
+		s.out.Stats.MaxAttemptsPerTask = max(s.out.Stats.MaxAttemptsPerTask, int(n))
 	}
 	if s.resolvedAt < 0 && sc.EndS == 0 {
 		return nil, fmt.Errorf("simulate %s: backlog still unresolved after %v of simulated time; set end_s", sc.Name, maxSimulated)
@@ -284,7 +384,8 @@ func (s *simulation) interactiveArrival(i int, prev time.Duration) time.Duration
 }
 
 func (s *simulation) onInteractiveArrival(ev event) {
-	if ev.at > s.iEnd || ev.at > s.stopAt || (s.resolvedAt >= 0 && ev.at > s.resolvedAt+seconds(s.sc.TailS)) {
+	at := ev.at
+	if at > s.iEnd || ev.at > s.stopAt || (s.resolvedAt >= 0 && ev.at > s.resolvedAt+seconds(s.sc.TailS)) {
 		return
 	}
 	s.count.interactiveSeq++
@@ -298,15 +399,73 @@ func (s *simulation) onQueueAttempt(ev event) {
 		s.count.pendingAtEnd++
 		return
 	}
+	if l := s.limit; l != nil {
+		if !l.free() {
+			l.waiting = append(l.waiting, task)
+			return
+		}
+		l.inFlight++
+		s.out.Stats.MaxInFlight = max(s.out.Stats.MaxInFlight, l.inFlight)
+	}
+	s.startQueueAttempt(ev.at, task)
+}
+
+// release frees a finished queue attempt's slot and starts waiting ones.
+func (s *simulation) release(at time.Duration) {
+	l := s.limit
+	if l == nil {
+		return
+	}
+	l.inFlight--
+	for len(l.waiting) > 0 && l.free() {
+		task := l.waiting[0]
+		l.waiting = l.waiting[1:]
+		if at > s.stopAt {
+			s.count.pendingAtEnd++
+			continue
+		}
+		l.inFlight++
+		s.out.Stats.MaxInFlight = max(s.out.Stats.MaxInFlight, l.inFlight)
+		s.startQueueAttempt(at, task)
+	}
+}
+
+// adapt is the AIMD step of an adaptive limiter after a batch response.
+func (s *simulation) adapt(at time.Duration, throttled bool) {
+	l := s.limit
+	if l == nil || l.cfg.Mode != ConcurrencyAdaptive {
+		return
+	}
+	if throttled {
+		// One decrease per second: a burst of 429s is one congestion signal.
+		if at-l.lastDecrease >= time.Second {
+			l.limit = max(l.cfg.Min, l.limit*l.cfg.Decrease)
+			l.lastDecrease = at
+		}
+		return
+	}
+	l.limit = min(l.cfg.Max, l.limit+1/l.limit)
+}
+
+func (s *simulation) startQueueAttempt(at time.Duration, task int32) {
 	s.taskQueueAttempts[task]++
 	qa := s.taskQueueAttempts[task]
 	w := s.wave(int(qa))
 	if w.Calls == 0 {
-		w.firstStart = ev.at
+		w.firstStart = at
 	}
 	w.Calls++
-	w.lastStart = ev.at
-	s.startCall(ev.at, Batch, task, qa, 0, &s.sc.SDK)
+	w.lastStart = at
+	s.startCall(at, Batch, task, qa, 0, &s.sc.SDK)
+	if len(s.sc.Layers) > 0 {
+		t := make([]int32, len(s.sc.Layers))
+		for i := range t {
+			t[i] = 1
+		}
+		s.tries = append(s.tries, t)
+		c := &s.calls[len(s.calls)-1]
+		c.tries, c.try = int32(len(s.tries)-1), 1
+	}
 }
 
 func (s *simulation) wave(queueAttempt int) *Wave {
@@ -319,7 +478,7 @@ func (s *simulation) wave(queueAttempt int) *Wave {
 func (s *simulation) startCall(at time.Duration, kind Kind, task, qa, seq int32, policy *SDKPolicy) {
 	s.calls = append(s.calls, callState{
 		kind: kind, task: task, queueAttempt: qa, seq: seq, start: at,
-		retryAfter: -1, policy: policy,
+		retryAfter: -1, policy: policy, tries: -1, id: int32(len(s.calls)),
 	})
 	id := int32(len(s.calls) - 1)
 	s.onAttemptArrival(at, &s.calls[id], id)
@@ -331,13 +490,22 @@ func (s *simulation) onAttemptArrival(at time.Duration, c *callState, id int32) 
 	c.arrived = at
 	lat := s.sc.Latency
 	var latency time.Duration
-	if cost := s.costs[c.kind]; s.bucket.tokens >= cost {
+	if s.requests != nil {
+		s.requests.advance(at)
+	}
+	if cost := s.costs[c.kind]; s.bucket.tokens >= cost && (s.requests == nil || s.requests.tokens >= 1e6) {
 		s.bucket.tokens -= cost
+		if s.requests != nil {
+			s.requests.tokens -= 1e6
+		}
 		c.status = 200
 		jitter := (2*s.rngs[streamLatency].Float64() - 1) * lat.OKJitterMs
 		latency = seconds((lat.OKMs + jitter) / 1000)
 	} else {
-		s.bucket.tokens -= min(s.reject, s.bucket.tokens)
+		s.bucket.charge(s.reject[c.kind])
+		if s.requests != nil && s.chargeRq {
+			s.requests.charge(1e6)
+		}
 		c.status = 429
 		latency = seconds(lat.RejectMs / 1000)
 		s.count.throttled[c.kind]++
@@ -348,6 +516,7 @@ func (s *simulation) onAttemptArrival(at time.Duration, c *callState, id int32) 
 		s.count.firstAttempt = at
 	}
 	if c.kind == Batch {
+		s.taskHTTP[c.task]++
 		w := s.wave(int(c.queueAttempt))
 		w.HTTPAttempts++
 		if c.status == 429 {
@@ -369,14 +538,61 @@ func (s *simulation) onAttemptResponse(at time.Duration, c *callState, id int32)
 	}
 	s.out.Attempts = append(s.out.Attempts, a)
 	s.count.lastAttempt = at
+	if c.kind == Batch {
+		s.adapt(at, c.status == 429)
+	}
 	switch {
 	case c.status == 200:
+		s.spendBudget(c, false)
 		s.endCall(at, c, true)
-	case int(c.attempts) < c.policy.MaxAttempts:
+	case int(c.attempts) < c.policy.MaxAttempts && s.spendBudget(c, true):
 		s.push(at+s.sdkWait(c), evAttemptArrival, id)
 	default:
 		s.endCall(at, c, false)
 	}
+}
+
+// spendBudget updates the call's policy's retry budget after an attempt
+// and says whether a throttled attempt may be retried. Without a budget
+// every retry is allowed.
+func (s *simulation) spendBudget(c *callState, throttled bool) bool {
+	p := c.policy
+	b := p.Budget
+	if b == nil {
+		return true
+	}
+	tokens := s.budgets[p]
+	if tokens == nil {
+		tokens = new(float64)
+		*tokens = b.MaxTokens
+		s.budgets[p] = tokens
+	}
+	if b.RetryCost > 0 {
+		// The AWS retry quota: retries pay up front, successes repay.
+		switch {
+		case !throttled && c.spent > 0:
+			*tokens = min(b.MaxTokens, *tokens+c.spent)
+		case !throttled:
+			*tokens = min(b.MaxTokens, *tokens+b.TokenRatio)
+		case *tokens >= b.RetryCost:
+			*tokens -= b.RetryCost
+			c.spent += b.RetryCost
+		default:
+			s.out.Stats.BudgetDenied++
+			return false
+		}
+		return true
+	}
+	if !throttled {
+		*tokens = min(b.MaxTokens, *tokens+b.TokenRatio)
+		return true
+	}
+	*tokens = max(0, *tokens-1)
+	if *tokens > b.MaxTokens/2 {
+		return true
+	}
+	s.out.Stats.BudgetDenied++
+	return false
 }
 
 // sdkWait is the SDK's sleep after a 429, counted from its arrival.
@@ -388,9 +604,32 @@ func (s *simulation) sdkWait(c *callState) time.Duration {
 	case RetryAfterJitter:
 		return seconds(ra + ra*rng.Float64())
 	case RetryAfterIgnore:
-		return seconds(backoffCeiling(p, int(c.attempts)-1) * rng.Float64())
+		if p.Backoff == "" || p.Backoff == BackoffFull {
+			return seconds(backoffCeiling(p, int(c.attempts)-1) * rng.Float64())
+		}
+		c.lastSleep = backoff(p.Backoff, p.BackoffBaseS, p.BackoffCapS, int(c.attempts)-1, c.lastSleep, rng)
+		return c.lastSleep
 	}
 	return seconds(ra)
+}
+
+// backoff is the wait before retry number retry (0 for the first) on one
+// of the backoff curves; prev is the previous wait, for decorrelated jitter.
+func backoff(curve string, base, ceiling float64, retry int, prev time.Duration, rng *rand.Rand) time.Duration {
+	top := math.Min(ceiling, math.Ldexp(base, min(retry, 62)))
+	switch curve {
+	case BackoffNone:
+		return seconds(base)
+	case BackoffExponential:
+		return seconds(top)
+	case BackoffEqual:
+		return seconds(top/2 + top/2*rng.Float64())
+	case BackoffDecorrelated:
+		// min(cap, U(base, 3·previous)), as in the AWS write-up.
+		p := math.Max(base, prev.Seconds())
+		return seconds(math.Min(ceiling, base+(3*p-base)*rng.Float64()))
+	}
+	return seconds(top * rng.Float64())
 }
 
 // backoffCeiling is min(cap, base·2^retry), the upper end of the full-jitter
@@ -403,14 +642,21 @@ func (s *simulation) endCall(at time.Duration, c *callState, ok bool) {
 	call := Call{
 		Kind: c.kind, Task: int(c.task), Seq: int(c.seq), Start: c.start, End: at,
 		QueueAttempt: int(c.queueAttempt), OK: ok, Status: int(c.status),
-		Attempts: int(c.attempts), RetryAfter: int(c.retryAfter),
+		Attempts: int(c.attempts), RetryAfter: int(c.retryAfter), Try: max(1, int(c.try)),
 	}
 	s.count.calls[c.kind]++
 	s.count.attemptsPerCall[c.kind][int(c.attempts)]++
 	if !ok {
 		s.count.failed[c.kind]++
 	}
+	if c.kind == Batch && !ok && s.layerRetry(at, c, &call) {
+		s.out.Calls = append(s.out.Calls, call)
+		return
+	}
 	if c.kind == Batch {
+		// Starting a waiting queue attempt appends to s.calls, which may
+		// move c: the slot is released once c is no longer read.
+		defer s.release(at)
 		w := s.wave(int(c.queueAttempt))
 		switch {
 		case ok:
@@ -433,6 +679,52 @@ func (s *simulation) endCall(at time.Duration, c *callState, ok bool) {
 		}
 	}
 	s.out.Calls = append(s.out.Calls, call)
+}
+
+// layerRetry lets the innermost application retry layer with tries left
+// start the SDK call again; false when every layer is spent (or there are
+// none) and the queue attempt has failed.
+func (s *simulation) layerRetry(at time.Duration, c *callState, call *Call) bool {
+	if c.tries < 0 {
+		return false
+	}
+	tries := s.tries[c.tries]
+	for i := len(tries) - 1; i >= 0; i-- {
+		l := &s.sc.Layers[i]
+		if int(tries[i]) >= l.MaxAttempts {
+			continue
+		}
+		retry := int(tries[i]) - 1
+		tries[i]++
+		for j := i + 1; j < len(tries); j++ {
+			tries[j] = 1
+		}
+		d := backoff(l.Backoff, l.BackoffBaseS, l.BackoffCapS, retry, c.lastSleep, s.rngs[streamLayers])
+		call.Next = "retry"
+		// The next SDK call is created when the wait ends; its id is this
+		// call's, to copy the task and the layer counts from.
+		c.lastSleep = d
+		s.push(at+d, evLayerRetry, c.id)
+		return true
+	}
+	return false
+}
+
+func (s *simulation) onLayerRetry(at time.Duration, id int32) {
+	prev := s.calls[id]
+	s.startCallAfter(at, prev)
+}
+
+// startCallAfter starts the next SDK call of a queue attempt whose previous
+// call a retry layer is retrying.
+func (s *simulation) startCallAfter(at time.Duration, prev callState) {
+	s.calls = append(s.calls, callState{
+		kind: prev.kind, task: prev.task, queueAttempt: prev.queueAttempt, start: at,
+		retryAfter: -1, policy: prev.policy, tries: prev.tries, try: prev.try + 1,
+		lastSleep: prev.lastSleep, id: int32(len(s.calls)),
+	})
+	id := int32(len(s.calls) - 1)
+	s.onAttemptArrival(at, &s.calls[id], id)
 }
 
 // runnerDecision is the job runner's choice after a failed call.

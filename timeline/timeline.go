@@ -214,6 +214,13 @@ type Source struct {
 	// Events can exceed Parsed when one line yields several attempts.
 	Events  int64  `json:"events"`
 	Samples []Skip `json:"skip_samples,omitempty"`
+	// Reasons counts skipped lines by ReasonKey of their reason; they add
+	// up to Skipped.
+	Reasons map[string]int64 `json:"skip_reasons,omitempty"`
+	// Duplicates counts events dropped because an earlier input (the same
+	// file given twice, an overlapping rotated file) already held them;
+	// Events counts only those kept.
+	Duplicates int64 `json:"duplicates,omitempty"`
 }
 
 // AddSkip counts a skipped line and keeps a bounded sample of them.
@@ -222,6 +229,83 @@ func (s *Source) AddSkip(line int64, reason string) {
 	if len(s.Samples) < MaxSkipSamples {
 		s.Samples = append(s.Samples, Skip{Line: line, Reason: reason})
 	}
+	s.countReason(ReasonKey(reason), 1)
+}
+
+// AddReasons counts another Source's skip reasons into s, as when the
+// pieces of one file read in parallel are put together; their Skipped is
+// the caller's to add.
+func (s *Source) AddReasons(reasons map[string]int64) {
+	// In order, so that which reasons overflow into OtherReasons does not
+	// depend on map order.
+	keys := make([]string, 0, len(reasons))
+	for key := range reasons {
+		keys = append(keys, key)
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		s.countReason(key, reasons[key])
+	}
+}
+
+func (s *Source) countReason(key string, n int64) {
+	// The last place is kept for OtherReasons.
+	if _, ok := s.Reasons[key]; !ok && len(s.Reasons) >= MaxSkipReasons-1 {
+		key = OtherReasons
+	}
+	if s.Reasons == nil {
+		s.Reasons = map[string]int64{}
+	}
+	s.Reasons[key] += n
+}
+
+// MaxSkipReasons bounds the distinct reasons counted per file, OtherReasons
+// included, under which the rest are counted.
+const MaxSkipReasons = 32
+
+// OtherReasons is the reason skipped lines are counted under past
+// MaxSkipReasons.
+const OtherReasons = "other reasons"
+
+// ReasonKey is a skip reason without the values it quotes, so that lines
+// skipped for the same cause count together: `bad $status "99999"` and
+// `bad $status "-1"` are both `bad $status …`.
+func ReasonKey(reason string) string {
+	if !strings.ContainsAny(reason, "0123456789\"'") {
+		return reason
+	}
+	fields := strings.Fields(reason)
+	out := fields[:0]
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		if q := f[0]; q == '"' || q == '\'' {
+			// A quoted value, possibly with spaces: up to its closing quote.
+			if !closesQuote(f, q, 2) {
+				for i++; i < len(fields)-1 && !closesQuote(fields[i], q, 1); i++ {
+				}
+				i = min(i, len(fields)-1)
+			}
+			out = append(out, "…"+trailingPunct(fields[i]))
+			continue
+		}
+		if strings.ContainsAny(f, "0123456789") {
+			out = append(out, "…"+trailingPunct(f))
+			continue
+		}
+		out = append(out, f)
+	}
+	return strings.Join(out, " ")
+}
+
+// closesQuote reports whether field, at least minLen long without its
+// trailing punctuation, ends with the quote q.
+func closesQuote(field string, q byte, minLen int) bool {
+	f := strings.TrimRight(field, ":,;)")
+	return len(f) >= minLen && f[len(f)-1] == q
+}
+
+func trailingPunct(field string) string {
+	return field[len(strings.TrimRight(field, ":,;")):]
 }
 
 // Timeline is the merged, time-ordered record of an incident.
@@ -233,30 +317,203 @@ type Timeline struct {
 // Sort orders events by Start, then by source position, so that output is
 // deterministic whatever order the files were read in.
 func (t *Timeline) Sort() {
-	less := func(a, b *Event) int {
-		switch {
-		case a.Start != b.Start:
-			return cmp.Compare(a.Start, b.Start)
-		case a.Source != b.Source:
-			return cmp.Compare(a.Source, b.Source)
-		}
-		return cmp.Compare(a.Line, b.Line)
-	}
-	if slices.IsSortedFunc(t.Events, func(a, b Event) int { return less(&a, &b) }) {
+	if sortedEvents(t.Events) {
 		return
 	}
-	// Events are large, so sort a permutation and move each event once
-	// instead of swapping structs inside the sort.
-	order := make([]int32, len(t.Events))
-	for i := range order {
-		order[i] = int32(i)
+	permute(t.Events, sortedKeys([]Part{{Events: t.Events}}, len(t.Events)))
+}
+
+// permute moves events into the order keys give, in place: following each
+// cycle of the permutation moves every event once and needs no second
+// slice of events, which for millions of events is most of the memory.
+func permute(events []Event, keys []sortKey) {
+	// A key's chunk field is free once sorted (one part): it marks the
+	// slots already filled.
+	const done = ^uint32(0)
+	for i := range keys {
+		if keys[i].chunk == done {
+			continue
+		}
+		if int(keys[i].index) == i {
+			keys[i].chunk = done
+			continue
+		}
+		tmp := events[i]
+		j := i
+		for {
+			k := int(keys[j].index)
+			keys[j].chunk = done
+			if k == i {
+				events[j] = tmp
+				break
+			}
+			events[j] = events[k]
+			j = k
+		}
 	}
-	slices.SortStableFunc(order, func(i, j int32) int { return less(&t.Events[i], &t.Events[j]) })
-	sorted := make([]Event, len(t.Events))
-	for i, j := range order {
-		sorted[i] = t.Events[j]
+}
+
+// sortedEvents reports whether events are already in Sort's order, which
+// logs written as requests finish nearly are.
+func sortedEvents(events []Event) bool {
+	for i := 1; i < len(events); i++ {
+		if eventLess(&events[i], &events[i-1]) {
+			return false
+		}
 	}
-	t.Events = sorted
+	return true
+}
+
+func eventLess(a, b *Event) bool {
+	switch {
+	case a.Start != b.Start:
+		return a.Start < b.Start
+	case a.Source != b.Source:
+		return a.Source < b.Source
+	}
+	return a.Line < b.Line
+}
+
+// sortKey is what Sort compares, packed so that the sort moves 24 bytes
+// per event instead of the event, and reads no event while sorting.
+type sortKey struct {
+	start int64
+	// pos is the source in the top bits and the line below, when both fit;
+	// see packPos.
+	pos uint64
+	// chunk and index locate the event among the inputs to gather.
+	chunk, index uint32
+}
+
+// Lines and sources that fit a packed position; beyond them gather falls
+// back to comparing the events themselves.
+const (
+	posLineBits = 44
+	maxPosLine  = 1<<posLineBits - 1
+	maxPosSrc   = 1<<(64-posLineBits) - 1
+)
+
+// Part is a run of events to merge into a timeline: a file's, or a piece
+// of a file parsed on its own. SourceBase is added to each event's Source
+// and LineBase to its Line, which makes a piece's lines its file's.
+type Part struct {
+	Events     []Event
+	SourceBase int32
+	LineBase   int64
+}
+
+func (p *Part) source(e *Event) int64 { return int64(e.Source) + int64(p.SourceBase) }
+func (p *Part) line(e *Event) int64   { return e.Line + p.LineBase }
+
+// sortedKeys returns where each event of the parts goes in Sort's order,
+// its source and line rebased. Ties on start, source and line (several
+// attempts from one line) keep part and index order, as a stable sort would.
+func sortedKeys(parts []Part, n int) []sortKey {
+	keys := make([]sortKey, 0, n)
+	packed := true
+	for c := range parts {
+		p := &parts[c]
+		for i := range p.Events {
+			e := &p.Events[i]
+			src, line := p.source(e), p.line(e)
+			if line < 0 || line > maxPosLine || src < 0 || src > maxPosSrc {
+				packed = false
+			}
+			keys = append(keys, sortKey{start: e.Start, pos: uint64(src)<<posLineBits | uint64(line)&maxPosLine, chunk: uint32(c), index: uint32(i)})
+		}
+	}
+	if packed {
+		slices.SortFunc(keys, func(a, b sortKey) int {
+			if c := cmp.Compare(a.start, b.start); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(a.pos, b.pos); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(a.chunk, b.chunk); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.index, b.index)
+		})
+	} else {
+		slices.SortStableFunc(keys, func(a, b sortKey) int {
+			pa, pb := &parts[a.chunk], &parts[b.chunk]
+			ea, eb := &pa.Events[a.index], &pb.Events[b.index]
+			if c := cmp.Compare(ea.Start, eb.Start); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(pa.source(ea), pb.source(eb)); c != 0 {
+				return c
+			}
+			return cmp.Compare(pa.line(ea), pb.line(eb))
+		})
+	}
+	return keys
+}
+
+// gather returns the events of every part, rebased, in Sort's order, in
+// one new slice.
+func gather(parts []Part, n int) []Event {
+	keys := sortedKeys(parts, n)
+	out := make([]Event, n)
+	for i, k := range keys {
+		p := &parts[k.chunk]
+		out[i] = p.Events[k.index]
+		out[i].Source += p.SourceBase
+		out[i].Line += p.LineBase
+	}
+	return out
+}
+
+// Merge builds one timeline from sources and the parts holding their
+// events, sorted as Sort sorts. The parts' event slices may be reused.
+func Merge(sources []Source, parts []Part) *Timeline {
+	t := &Timeline{Sources: sources}
+	n := 0
+	for i := range parts {
+		n += len(parts[i].Events)
+	}
+	if len(parts) == 1 && parts[0].SourceBase == 0 && parts[0].LineBase == 0 {
+		t.Events = parts[0].Events
+		t.Sort()
+		return t
+	}
+	// Parts that follow one another in order need no sort, only a copy.
+	inOrder, have := true, false
+	var last Event
+	for c := range parts {
+		p := &parts[c]
+		for i := range p.Events {
+			e := p.Events[i]
+			e.Source += p.SourceBase
+			e.Line += p.LineBase
+			if have && eventLess(&e, &last) {
+				inOrder = false
+				break
+			}
+			last, have = e, true
+		}
+		if !inOrder {
+			break
+		}
+	}
+	if !inOrder {
+		t.Events = gather(parts, n)
+		return t
+	}
+	t.Events = make([]Event, 0, n)
+	for c := range parts {
+		p := &parts[c]
+		k := len(t.Events)
+		t.Events = append(t.Events, p.Events...)
+		if p.SourceBase != 0 || p.LineBase != 0 {
+			for i := k; i < len(t.Events); i++ {
+				t.Events[i].Source += p.SourceBase
+				t.Events[i].Line += p.LineBase
+			}
+		}
+	}
+	return t
 }
 
 // Append merges another timeline's events and sources into t, rebasing

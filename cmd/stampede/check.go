@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -50,6 +51,17 @@ func (g *gateFlags) rules() ([]gate.Rule, error) {
 		return nil, fmt.Errorf("--junit and --summary need at least one --fail-on rule")
 	}
 	return gate.ParseAll(g.failOn)
+}
+
+// checkOutputs fails before any log is read when --junit or --summary
+// cannot be written or names an input.
+func (g *gateFlags) checkOutputs(inputs []string) error {
+	for _, out := range []string{g.junit, g.summary} {
+		if err := checkOutput(out, inputs); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // apply evaluates the rules, prints one line per rule to w, writes the
@@ -145,11 +157,21 @@ Exit status:
 			if err != nil {
 				return err
 			}
+			if err := o.gates.checkOutputs(args); err != nil {
+				return err
+			}
 			cfg := o.inputs.config(args)
 			o.analysisFlags.apply(&cfg)
 			defer attachProgress(&cfg, cmd.ErrOrStderr())()
-			res, err := stampede.Analyze(cmd.Context(), cfg)
+			var res *analyze.Result
+			err = o.inputs.limits.run(cmd.Context(), func(ctx context.Context) (err error) {
+				res, err = stampede.Analyze(ctx, cfg)
+				return err
+			})
 			if err != nil {
+				return err
+			}
+			if err := noEvents(res.Inputs); err != nil {
 				return err
 			}
 			return o.gates.apply(cmd.OutOrStdout(), rules, res, args)

@@ -40,7 +40,8 @@ func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return exitPass
 	}
-	fmt.Fprintln(stderr, "stampede:", err)
+	// Messages quote log lines and file names: no terminal controls.
+	fmt.Fprintln(stderr, "stampede:", report.PlainText(err.Error()))
 	var gf *gateFailure
 	if errors.As(err, &gf) {
 		return exitGateFailed
@@ -61,7 +62,7 @@ waves.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newAnalyzeCmd(), newCheckCmd(), newIngestCmd(), newSimulateCmd(), newFormatsCmd(), newManCmd())
+	root.AddCommand(newAnalyzeCmd(), newCheckCmd(), newIngestCmd(), newSimulateCmd(), newWhatIfCmd(), newFormatsCmd(), newManCmd())
 	return root
 }
 
@@ -85,6 +86,8 @@ type inputFlags struct {
 	logFormat  string
 	fields     []string
 	classRules []string
+	// limits are here because every command that reads logs takes them.
+	limits limitFlags
 }
 
 func (f *inputFlags) register(cmd *cobra.Command) {
@@ -93,6 +96,7 @@ func (f *inputFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.logFormat, "log-format", "", "log format definition, verbatim (nginx log_format, Apache LogFormat or Envoy format string), or a built-in name (combined, main, retry, stampede); default: detected")
 	fl.StringArrayVar(&f.fields, "field", nil, "JSON-lines field mapping FIELD=KEY, e.g. start=start_time (repeatable)")
 	fl.StringArrayVar(&f.classRules, "class", nil, "traffic class rule CLASS=FIELD:SUBSTRING, e.g. batch=route:/batch/ (repeatable; first match wins)")
+	f.limits.register(cmd)
 }
 
 // config fills a Config; "FILE=NAME" formats apply to one file, a bare
@@ -142,6 +146,9 @@ type analyzeOptions struct {
 	analysisFlags
 	format string
 	output string
+	// whatIf adds the what-if comparison to the report.
+	whatIf      bool
+	whatIfFlags whatIfFlags
 }
 
 func newAnalyzeCmd() *cobra.Command {
@@ -163,14 +170,31 @@ func newAnalyzeCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := o.gates.checkOutputs(args); err != nil {
+				return err
+			}
 			cfg := o.inputs.config(args)
 			o.analysisFlags.apply(&cfg)
+			if o.whatIf {
+				if err := o.whatIfFlags.validate(); err != nil {
+					return err
+				}
+				o.whatIfFlags.apply(&cfg)
+			}
 			defer attachProgress(&cfg, cmd.ErrOrStderr())()
 			if err := checkOutput(o.output, args); err != nil {
 				return err
 			}
-			res, opts, err := analyzeForReport(cmd.Context(), cfg, format)
+			var res *analyze.Result
+			var opts report.Options
+			err = o.inputs.limits.run(cmd.Context(), func(ctx context.Context) (err error) {
+				res, opts, err = analyzeForReport(ctx, cfg, format)
+				return err
+			})
 			if err != nil {
+				return err
+			}
+			if err := noEvents(res.Inputs); err != nil {
 				return err
 			}
 			if o.output == "" {
@@ -193,6 +217,8 @@ func newAnalyzeCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write the report to FILE instead of standard output")
 	o.analysisFlags.register(cmd)
 	o.gates.register(cmd)
+	cmd.Flags().BoolVar(&o.whatIf, "whatif", false, "replay the incident under other retry policies and add the comparison to the report (see 'stampede whatif')")
+	o.whatIfFlags.register(cmd)
 	return cmd
 }
 
@@ -234,20 +260,28 @@ func newIngestCmd() *cobra.Command {
 			}
 			cfg := o.inputs.config(args)
 			defer attachProgress(&cfg, cmd.ErrOrStderr())()
-			tl, err := stampede.Ingest(cmd.Context(), cfg)
+			var tl *timeline.Timeline
+			err := o.inputs.limits.run(cmd.Context(), func(ctx context.Context) (err error) {
+				tl, err = stampede.Ingest(ctx, cfg)
+				return err
+			})
 			if err != nil {
+				return err
+			}
+			if err := noEvents(inputsOf(tl.Sources)); err != nil {
 				return err
 			}
 			if err := timeline.WriteFile(o.output, tl); err != nil {
 				return err
 			}
-			var lines, skipped int64
+			var lines, skipped, duplicates int64
 			for _, s := range tl.Sources {
 				lines += s.Lines
 				skipped += s.Skipped
+				duplicates += s.Duplicates
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %d events from %d files (%d lines, %d skipped) to %s\n",
-				len(tl.Events), len(tl.Sources), lines, skipped, o.output)
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %d events from %d files (%d lines, %d skipped, %d duplicate events dropped) to %s\n",
+				len(tl.Events), len(tl.Sources), lines, skipped, duplicates, report.PlainText(o.output))
 			return nil
 		},
 	}
@@ -303,8 +337,25 @@ func checkOutput(output string, inputs []string) error {
 	if err != nil {
 		return err
 	}
-	for _, in := range inputs {
-		if a, err := filepath.Abs(in); err == nil && a == abs {
+	// The files a directory or pattern stands for count too, and a link
+	// to an input is that input.
+	files, err := stampede.ExpandInputs(inputs)
+	if err != nil {
+		files = inputs
+	}
+	outInfo, statErr := os.Stat(output)
+	for _, in := range append(files, inputs...) {
+		a, err := filepath.Abs(in)
+		if err != nil {
+			continue
+		}
+		same := a == abs
+		if !same && statErr == nil {
+			if inInfo, err := os.Stat(in); err == nil {
+				same = os.SameFile(inInfo, outInfo)
+			}
+		}
+		if same {
 			return fmt.Errorf("output %s is also an input; refusing to overwrite it", output)
 		}
 	}

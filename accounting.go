@@ -1,0 +1,288 @@
+package stampede
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/stampede/stampede/timeline"
+)
+
+// maxDistanceFromMedian bounds how far an event may lie from the median
+// time of all events. A damaged or hostile line stamped in the year 2200
+// would otherwise stretch the incident over centuries, and every analysis
+// that bins time would bin all of them.
+const maxDistanceFromMedian = 30 * 24 * time.Hour
+
+// dropFarEvents removes events whose start lies more than
+// maxDistanceFromMedian from the median start. A line all of whose events
+// go is counted as skipped instead of parsed. tl must be sorted.
+func dropFarEvents(tl *timeline.Timeline) {
+	n := len(tl.Events)
+	if n == 0 {
+		return
+	}
+	median := tl.Events[n/2].Start
+	lo := median - int64(maxDistanceFromMedian)
+	hi := median + int64(maxDistanceFromMedian)
+	if median < 0 && lo > median {
+		lo = -1 << 63 // overflowed: nothing is too early
+	}
+	if median > 0 && hi < median {
+		hi = 1<<63 - 1
+	}
+	first, _ := slices.BinarySearchFunc(tl.Events, lo, func(e timeline.Event, t int64) int { return cmp.Compare(e.Start, t) })
+	last, _ := slices.BinarySearchFunc(tl.Events, hi+1, func(e timeline.Event, t int64) int { return cmp.Compare(e.Start, t) })
+	if first == 0 && last == n {
+		return
+	}
+	mt := time.Unix(0, median).UTC().Format(time.RFC3339)
+	drop := func(e *timeline.Event) string {
+		return fmt.Sprintf("time %s is more than %d days from the median time of all inputs, %s",
+			time.Unix(0, e.Start).UTC().Format(time.RFC3339), int(maxDistanceFromMedian/(24*time.Hour)), mt)
+	}
+	dropped := make([]dropKey, 0, first+n-last)
+	reasons := map[dropKey]string{}
+	for _, part := range [][]timeline.Event{tl.Events[:first], tl.Events[last:]} {
+		for i := range part {
+			k := dropKey{part[i].Source, part[i].Line}
+			if _, ok := reasons[k]; !ok {
+				reasons[k] = drop(&part[i])
+				dropped = append(dropped, k)
+			}
+		}
+	}
+	// A reslice, not a copy: the events are sorted, so the kept ones are
+	// contiguous.
+	tl.Events = settleDropped(tl, tl.Events[first:last], dropped, reasons)
+}
+
+type dropKey struct {
+	source int32
+	line   int64
+}
+
+// settleDropped accounts for the events of the dropped lines, which kept no
+// longer holds: each such event leaves its Source's Events, and a line none
+// of whose events is kept moves from Parsed to Skipped with its reason.
+func settleDropped(tl *timeline.Timeline, kept []timeline.Event, dropped []dropKey, reasons map[dropKey]string) []timeline.Event {
+	survivors := map[dropKey]bool{}
+	for i := range kept {
+		k := dropKey{kept[i].Source, kept[i].Line}
+		if _, ok := reasons[k]; ok {
+			survivors[k] = true
+		}
+	}
+	slices.SortFunc(dropped, func(a, b dropKey) int {
+		return cmp.Or(cmp.Compare(a.source, b.source), cmp.Compare(a.line, b.line))
+	})
+	for _, k := range dropped {
+		if survivors[k] || int(k.source) >= len(tl.Sources) {
+			continue
+		}
+		s := &tl.Sources[k.source]
+		s.Parsed--
+		s.AddSkip(k.line, reasons[k])
+	}
+	counts := make([]int64, len(tl.Sources))
+	for i := range kept {
+		if src := kept[i].Source; int(src) < len(counts) {
+			counts[src]++
+		}
+	}
+	for i := range tl.Sources {
+		tl.Sources[i].Events = counts[i]
+	}
+	return kept
+}
+
+// minDuplicateShare is how much of a later file's overlap with an earlier
+// one must repeat the earlier file's events for the repeats to be taken as
+// copies. Rotated files that overlap, or a file given twice, repeat all of
+// it; two servers' logs of the same format share an identical event now
+// and then by chance, and are left alone.
+const minDuplicateShare = 0.9
+
+// dropDuplicates removes events that a later input repeats from an earlier
+// input of the same format, counting them in the later input's Duplicates.
+// Repeats are matched as a multiset: two identical events in the earlier
+// file cancel at most two in the later one. tl must be sorted.
+func dropDuplicates(tl *timeline.Timeline) {
+	if !sharedFormat(tl) {
+		return
+	}
+	// First pass: which pairs of inputs repeat each other.
+	matches := map[[2]int32]int64{}
+	matchRuns(tl, nil, func(earlier, later int32) { matches[[2]int32{earlier, later}]++ })
+	if len(matches) == 0 {
+		return
+	}
+	accepted := map[[2]int32]bool{}
+	for pair, m := range matches {
+		if float64(m) >= minDuplicateShare*float64(eventsInRange(tl, pair[1], pair[0])) {
+			accepted[pair] = true
+		}
+	}
+	if len(accepted) == 0 {
+		return
+	}
+	drop := make([]bool, len(tl.Events))
+	dups := make([]int64, len(tl.Sources))
+	matchRunsMark(tl, accepted, drop, dups)
+	kept := make([]timeline.Event, 0, len(tl.Events))
+	for i := range tl.Events {
+		if !drop[i] {
+			kept = append(kept, tl.Events[i])
+		}
+	}
+	for i := range tl.Sources {
+		tl.Sources[i].Duplicates += dups[i]
+		tl.Sources[i].Events -= dups[i]
+	}
+	tl.Events = kept
+}
+
+// sharedFormat reports whether two inputs of the same format overlap in
+// time: only then can one repeat the other. It costs one pass without
+// hashing, so inputs that cannot repeat each other (an access log and a
+// call log, rotated files that do not overlap) pay nothing more.
+func sharedFormat(tl *timeline.Timeline) bool {
+	byFormat := map[string][]int{}
+	for i, s := range tl.Sources {
+		byFormat[s.Format] = append(byFormat[s.Format], i)
+	}
+	candidates := false
+	for _, idx := range byFormat {
+		candidates = candidates || len(idx) > 1
+	}
+	if !candidates {
+		return false
+	}
+	type span struct {
+		lo, hi int64
+		seen   bool
+	}
+	spans := make([]span, len(tl.Sources))
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		if int(e.Source) >= len(spans) {
+			continue
+		}
+		sp := &spans[e.Source]
+		if !sp.seen {
+			sp.lo, sp.seen = e.Start, true
+		}
+		sp.hi = e.Start // events are sorted by start
+	}
+	for _, idx := range byFormat {
+		for a := range idx {
+			for b := a + 1; b < len(idx); b++ {
+				x, y := spans[idx[a]], spans[idx[b]]
+				if x.seen && y.seen && x.lo <= y.hi && y.lo <= x.hi {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// eventsInRange counts the events of source src that start within the
+// time range of source other's events.
+func eventsInRange(tl *timeline.Timeline, src, other int32) int64 {
+	lo, hi, any := int64(0), int64(0), false
+	for i := range tl.Events {
+		if e := &tl.Events[i]; e.Source == other {
+			if !any {
+				lo, any = e.Start, true
+			}
+			hi = e.Start
+		}
+	}
+	var n int64
+	for i := range tl.Events {
+		if e := &tl.Events[i]; e.Source == src && e.Start >= lo && e.Start <= hi {
+			n++
+		}
+	}
+	return n
+}
+
+// dupKey is an event without its position: two events with the same key
+// are the same request logged twice.
+func dupKey(e *timeline.Event) timeline.Event {
+	k := *e
+	k.Source, k.Line = 0, 0
+	return k
+}
+
+// matchRuns walks the runs of events with the same start and calls match
+// for each event that repeats an unmatched event of an earlier input of the
+// same format (restricted to the accepted pairs when accepted is not nil).
+func matchRuns(tl *timeline.Timeline, accepted map[[2]int32]bool, match func(earlier, later int32)) {
+	walkRuns(tl, accepted, func(i int, earlier int32) { match(earlier, tl.Events[i].Source) })
+}
+
+func matchRunsMark(tl *timeline.Timeline, accepted map[[2]int32]bool, drop []bool, dups []int64) {
+	walkRuns(tl, accepted, func(i int, _ int32) {
+		drop[i] = true
+		dups[tl.Events[i].Source]++
+	})
+}
+
+func walkRuns(tl *timeline.Timeline, accepted map[[2]int32]bool, match func(i int, earlier int32)) {
+	ev := tl.Events
+	// unmatched holds, per event key, the inputs holding it with how many
+	// of their copies are still unmatched, earliest input first.
+	type holder struct {
+		source int32
+		left   int
+	}
+	unmatched := map[timeline.Event][]holder{}
+	for start := 0; start < len(ev); {
+		end := start + 1
+		mixed := false
+		for end < len(ev) && ev[end].Start == ev[start].Start {
+			mixed = mixed || ev[end].Source != ev[start].Source
+			end++
+		}
+		if !mixed {
+			start = end
+			continue
+		}
+		clear(unmatched)
+		// Within a run, events are in input order, so every earlier input's
+		// copies are counted before a later input's are matched.
+		for i := start; i < end; i++ {
+			e := &ev[i]
+			k := dupKey(e)
+			hs := unmatched[k]
+			for h := range hs {
+				if hs[h].source == e.Source || hs[h].left == 0 || !sameFormat(tl, hs[h].source, e.Source) {
+					continue
+				}
+				if accepted != nil && !accepted[[2]int32{hs[h].source, e.Source}] {
+					continue
+				}
+				hs[h].left--
+				match(i, hs[h].source)
+				break
+			}
+			// A matched copy stays matchable too: a third copy of a file
+			// repeats the second.
+			if n := len(hs); n > 0 && hs[n-1].source == e.Source {
+				hs[n-1].left++
+			} else {
+				hs = append(hs, holder{e.Source, 1})
+			}
+			unmatched[k] = hs
+		}
+		start = end
+	}
+}
+
+func sameFormat(tl *timeline.Timeline, a, b int32) bool {
+	n := int32(len(tl.Sources))
+	return a < n && b < n && tl.Sources[a].Format == tl.Sources[b].Format
+}

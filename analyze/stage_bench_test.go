@@ -1,0 +1,103 @@
+package analyze
+
+import (
+	"bytes"
+	"sync"
+	"testing"
+
+	"github.com/stampede/stampede/ingest"
+	"github.com/stampede/stampede/simulate"
+	"github.com/stampede/stampede/timeline"
+)
+
+// The stage benchmarks time each analysis on a simulated incident read
+// through ingest, so that benchstat can follow every stage across commits.
+
+// benchIncident is the seed incident scaled 16-fold (about 280,000
+// attempts) as ingest reads its access log, built once per test binary.
+var benchIncident struct {
+	once    sync.Once
+	tl      *timeline.Timeline
+	logSize int64
+	err     error
+}
+
+func benchTimeline(b *testing.B) (*timeline.Timeline, int64) {
+	b.Helper()
+	s := &benchIncident
+	s.once.Do(func() {
+		sc, err := simulate.LoadScenario("../testdata/scenarios/seed-incident.json")
+		if err != nil {
+			s.err = err
+			return
+		}
+		const scale = 16
+		sc.Batch.Tasks *= scale
+		sc.Bucket.Capacity *= scale
+		sc.Bucket.RefillPerS *= scale
+		sc.Interactive.RatePerS *= scale
+		out, err := simulate.Run(sc)
+		if err != nil {
+			s.err = err
+			return
+		}
+		var buf bytes.Buffer
+		if s.err = out.WriteAccessLog(&buf); s.err != nil {
+			return
+		}
+		s.logSize = int64(buf.Len())
+		if s.tl, s.err = ingest.Read(&buf, "access.log", ingest.Options{}); s.err != nil {
+			return
+		}
+		timeline.ApplyClassRules(s.tl, timeline.DefaultClassRules, false)
+		s.tl.Sort()
+	})
+	if s.err != nil {
+		b.Fatal(s.err)
+	}
+	return s.tl, s.logSize
+}
+
+// benchmarkStage times one analysis stage; MB/s is of the access log the
+// timeline was read from, events/s of its events.
+func benchmarkStage(b *testing.B, stage func(tl *timeline.Timeline, j *joins)) {
+	tl, size := benchTimeline(b)
+	j := buildJoins(tl)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		stage(tl, j)
+	}
+	b.ReportMetric(float64(len(tl.Events))*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+func BenchmarkStageJoins(b *testing.B) {
+	benchmarkStage(b, func(tl *timeline.Timeline, _ *joins) { buildJoins(tl) })
+}
+
+func BenchmarkStageReconcile(b *testing.B) {
+	benchmarkStage(b, func(_ *timeline.Timeline, j *joins) { reconcile(j) })
+}
+
+func BenchmarkStageAmplify(b *testing.B) {
+	benchmarkStage(b, func(_ *timeline.Timeline, j *joins) { amplify(j) })
+}
+
+func BenchmarkStageWaves(b *testing.B) {
+	benchmarkStage(b, func(_ *timeline.Timeline, j *joins) { findWaves(j, Options{Seed: 1}) })
+}
+
+func BenchmarkStageClocks(b *testing.B) {
+	benchmarkStage(b, func(tl *timeline.Timeline, _ *joins) { EstimateClocks(tl) })
+}
+
+func BenchmarkStageClients(b *testing.B) {
+	benchmarkStage(b, func(tl *timeline.Timeline, _ *joins) { clients(tl) })
+}
+
+// BenchmarkStageRun is every analysis, as stampede.Analyze runs them, on
+// the same timeline as the stage benchmarks.
+func BenchmarkStageRun(b *testing.B) {
+	benchmarkStage(b, func(tl *timeline.Timeline, _ *joins) { Run(tl, Options{Seed: 1}) })
+}

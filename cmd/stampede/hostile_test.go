@@ -1,0 +1,281 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+const hostileDir = "../../testdata/hostile"
+
+// hostileInputs are the committed hostile logs, each as one input, plus
+// the rotated pair as a directory and a file given twice.
+func hostileInputs(t *testing.T) [][]string {
+	t.Helper()
+	entries, err := os.ReadDir(hostileDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]string
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			out = append(out, []string{filepath.Join(hostileDir, e.Name())})
+		}
+	}
+	crlf := filepath.Join(hostileDir, "crlf.log")
+	return append(out, []string{filepath.Join(hostileDir, "rotated")}, []string{crlf, "./" + crlf})
+}
+
+// terminalControls must never reach standard output or standard error.
+var terminalControls = []string{"\x1b", "\u009b", "\a", "\b", "\u202e"}
+
+// TestHostileCommands runs every command that reads logs on every hostile
+// input: each ends with a documented exit status (0 or 1 with a report, 2
+// with an error), never a crash, and prints no terminal controls.
+func TestHostileCommands(t *testing.T) {
+	tmp := t.TempDir()
+	commands := []struct {
+		name string
+		args []string
+	}{
+		{"analyze table", []string{"analyze"}},
+		{"analyze json", []string{"analyze", "--format", "json"}},
+		{"analyze markdown", []string{"analyze", "--format", "markdown", "-o", filepath.Join(tmp, "r.md")}},
+		{"analyze html", []string{"analyze", "--format", "html"}},
+		{"analyze forced nginx", []string{"analyze", "--input-format", "nginx"}},
+		{"check", []string{"check", "--fail-on", "periodic", "--fail-on", "http_throttle_rate > 50%"}},
+		{"ingest", []string{"ingest", "-o", filepath.Join(tmp, "t.arrow")}},
+	}
+	if testing.Short() {
+		// One command that prints to the terminal, one that writes a file.
+		commands = []struct {
+			name string
+			args []string
+		}{commands[0], commands[len(commands)-1]}
+	}
+	for _, inputs := range hostileInputs(t) {
+		for _, c := range commands {
+			t.Run(filepath.Base(inputs[0])+"/"+c.name, func(t *testing.T) {
+				args := append(append([]string{}, c.args...), inputs...)
+				stdout, stderr, err := run(t, args...)
+				var msg bytes.Buffer
+				code := exitCode(err, &msg)
+				switch {
+				case code == exitUsage && msg.Len() == len("stampede: \n"):
+					t.Errorf("exit 2 without a message")
+				case code == exitUsage && strings.Contains(msg.String(), "internal error"):
+					t.Errorf("crashed: %s", msg.String())
+				case code != exitPass && code != exitUsage && !(code == exitGateFailed && c.name == "check"):
+					t.Errorf("exit %d: %s", code, msg.String())
+				}
+				for _, out := range []string{stdout, stderr, msg.String()} {
+					for _, ctl := range terminalControls {
+						if strings.Contains(out, ctl) {
+							t.Errorf("output holds the terminal control %q", ctl)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestUnusableInputExitsTwo wants exit status 2 and a message that
+// accounts for the file when no line gives an event.
+func TestUnusableInputExitsTwo(t *testing.T) {
+	tmp := t.TempDir()
+	for _, name := range []string{"empty.log", "blank-lines.log", "headers-only.csv"} {
+		for _, cmd := range [][]string{{"analyze"}, {"check", "--fail-on", "periodic"}, {"ingest", "-o", filepath.Join(tmp, "t.arrow")}} {
+			t.Run(name+"/"+cmd[0], func(t *testing.T) {
+				in := filepath.Join(hostileDir, name)
+				_, _, err := run(t, append(cmd, in)...)
+				var msg bytes.Buffer
+				if code := exitCode(err, &msg); code != exitUsage || !strings.Contains(msg.String(), "no events") || !strings.Contains(msg.String(), in+":") {
+					t.Errorf("exit %d: %s", code, msg.String())
+				}
+				if _, err := os.Stat(filepath.Join(tmp, "t.arrow")); err == nil {
+					t.Errorf("ingest wrote a timeline of no events")
+				}
+			})
+		}
+	}
+}
+
+// TestHostileScenarios runs simulate on every hostile scenario: each is
+// refused with a message naming the file, and nothing is written.
+func TestHostileScenarios(t *testing.T) {
+	dir := filepath.Join(hostileDir, "scenarios")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Run(e.Name(), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "incident")
+			_, _, err := run(t, "simulate", "--scenario", filepath.Join(dir, e.Name()), "-o", out)
+			var msg bytes.Buffer
+			if code := exitCode(err, &msg); code != exitUsage || !strings.Contains(msg.String(), e.Name()) {
+				t.Errorf("exit %d: %s", code, msg.String())
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("simulate wrote %s for a refused scenario", out)
+			}
+		})
+	}
+}
+
+// TestOutputChecksComeFirst wants a bad output path refused before any
+// input is read: the inputs here do not exist, and the error is about the
+// output.
+func TestOutputChecksComeFirst(t *testing.T) {
+	tmp := t.TempDir()
+	log := filepath.Join(tmp, "access.log")
+	if err := os.WriteFile(log, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(tmp, "no-such-dir", "out")
+	link := filepath.Join(t.TempDir(), "link.log")
+	if err := os.Symlink(log, link); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"analyze into a missing directory", []string{"analyze", "does-not-exist.log", "-o", missing + ".json", "--format", "json"}, "cannot write output"},
+		{"ingest into a missing directory", []string{"ingest", "does-not-exist.log", "-o", missing + ".arrow"}, "cannot write output"},
+		{"analyze over its input", []string{"analyze", log, "-o", log}, "also an input"},
+		{"ingest over its input", []string{"ingest", log, "-o", log}, "also an input"},
+		{"analyze over its input, spelt differently", []string{"analyze", log, "-o", tmp + "/./x/../access.log"}, "also an input"},
+		{"check with --junit into a missing directory", []string{"check", "does-not-exist.log", "--fail-on", "periodic", "--junit", missing + ".xml"}, "cannot write output"},
+		{"check appending --summary to its input", []string{"check", log, "--fail-on", "periodic", "--summary", log}, "also an input"},
+		{"ingest over a file of an input directory", []string{"ingest", tmp, "-o", log}, "also an input"},
+		{"analyze over a link to its input", []string{"analyze", log, "-o", link}, "also an input"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := run(t, tt.args...)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("got %v, want an error with %q", err, tt.wantErr)
+			}
+			if b, _ := os.ReadFile(log); string(b) != "x\n" {
+				t.Errorf("the input was overwritten")
+			}
+		})
+	}
+}
+
+// TestParseSize covers the --max-memory syntax.
+func TestParseSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		bad  bool
+	}{
+		{"", 0, false},
+		{"1048576", 1 << 20, false},
+		{"512MiB", 512 << 20, false},
+		{"4GiB", 4 << 30, false},
+		{"2G", 2 << 30, false},
+		{"500MB", 500e6, false},
+		{"1.5GiB", 3 << 29, false},
+		{"0", 0, true},
+		{"-1GiB", 0, true},
+		{"12 parsecs", 0, true},
+		{"99999999TiB", 0, true},
+	}
+	for _, tt := range tests {
+		got, err := parseSize(tt.in)
+		if (err != nil) != tt.bad || got != tt.want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d, bad %v", tt.in, got, err, tt.want, tt.bad)
+		}
+	}
+}
+
+// buildStampede builds the command once per test binary, for the tests
+// that need a real process: signals, limits and exit statuses.
+func buildStampede(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "stampede")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// nginxInput is enough access-log lines for detection to decide, after
+// which the process is reading and its signal handler is in place.
+func nginxInput() []byte {
+	var b bytes.Buffer
+	for i := 0; b.Len() < 2<<20; i++ {
+		fmt.Fprintf(&b, `127.0.0.1 - - [30/Nov/2026:02:00:%02d +0000] "POST /batch/v1/chat/completions HTTP/1.1" 429 412 "-" "OpenAI/Python 1.52.0"`+"\n", i%60)
+	}
+	return b.Bytes()
+}
+
+// TestRunStopsCleanly starts the command on standard input that never
+// ends, then stops it by signal, --timeout or --max-memory: it exits 2 with
+// a message naming the cause, and leaves nothing in the output directory.
+func TestRunStopsCleanly(t *testing.T) {
+	bin := buildStampede(t)
+	tests := []struct {
+		name    string
+		args    []string
+		signal  bool
+		wantErr string
+	}{
+		{"SIGTERM during ingest", []string{"ingest", "-", "-o", "timeline.arrow"}, true, "interrupted"},
+		{"SIGTERM during analyze", []string{"analyze", "-", "--format", "html", "-o", "report.html"}, true, "interrupted"},
+		{"timeout", []string{"ingest", "-", "-o", "timeline.parquet", "--timeout", "300ms"}, false, "--timeout 300ms"},
+		{"memory limit", []string{"analyze", "-", "-o", "report.json", "--format", "json", "--max-memory", "1B"}, false, "over --max-memory 1B"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(bin, tt.args...)
+			cmd.Dir = dir
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Writing more than a pipe holds returns once the process has
+			// read most of it, so it is running by then. A run that stops
+			// first closes the pipe: that is fine too.
+			_, werr := stdin.Write(nginxInput())
+			if werr != nil && !errors.Is(werr, syscall.EPIPE) {
+				t.Fatal(werr)
+			}
+			if tt.signal {
+				if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err = cmd.Wait()
+			stdin.Close()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != exitUsage {
+				t.Errorf("exit %v, want status %d; stderr: %s", err, exitUsage, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tt.wantErr) {
+				t.Errorf("stderr %q lacks %q", stderr.String(), tt.wantErr)
+			}
+			left, _ := os.ReadDir(dir)
+			for _, e := range left {
+				t.Errorf("left %s behind", e.Name())
+			}
+		})
+	}
+}

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime/debug"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stampede/stampede/analyze"
+	"github.com/stampede/stampede/timeline"
+)
+
+// limitFlags bound a run's time and memory; shared by the commands that
+// read logs.
+type limitFlags struct {
+	maxMemory string
+	timeout   time.Duration
+}
+
+func (l *limitFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&l.maxMemory, "max-memory", "", "stop with an error (exit 2) when the heap grows past this size, e.g. 512MiB or 4GiB (default: no limit)")
+	cmd.Flags().DurationVar(&l.timeout, "timeout", 0, "stop with an error (exit 2) when the run takes longer, e.g. 90s or 10m (default: no limit)")
+}
+
+// watchdogInterval is how often the heap is measured against --max-memory:
+// often enough to stop a runaway read well before the machine swaps.
+const watchdogInterval = 20 * time.Millisecond
+
+// errInterrupted is the cause when a signal ended the run.
+var errInterrupted = errors.New("interrupted; no output written")
+
+// run calls work under the limits. It returns as soon as a limit is hit or
+// ctx ends (Ctrl-C, SIGTERM), without waiting for work: the command then
+// fails and the process exits, so nothing is written from an unfinished
+// run. A panic in work becomes an error rather than a crash.
+func (l *limitFlags) run(ctx context.Context, work func(ctx context.Context) error) error {
+	limit, err := parseSize(l.maxMemory)
+	if err != nil {
+		return fmt.Errorf("--max-memory: %w", err)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if l.timeout > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeoutCause(ctx, l.timeout,
+			fmt.Errorf("stopped after --timeout %s: the run did not finish in time; no output written", l.timeout))
+		defer stop()
+	}
+	if limit > 0 {
+		// The soft limit makes the collector work harder before the
+		// watchdog has to give up.
+		prev := debug.SetMemoryLimit(limit)
+		defer debug.SetMemoryLimit(prev)
+		go watchMemory(ctx, limit, l.maxMemory, cancel)
+	}
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- fmt.Errorf("internal error, please report it with the input that caused it: %v\n%s", r, debug.Stack())
+			}
+		}()
+		done <- work(ctx)
+	}()
+	select {
+	case err := <-done:
+		if ctx.Err() != nil {
+			return stopCause(ctx)
+		}
+		return err
+	case <-ctx.Done():
+		return stopCause(ctx)
+	}
+}
+
+func stopCause(ctx context.Context) error {
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return cause
+	}
+	return errInterrupted
+}
+
+// watchMemory cancels the run, naming the limit, once the live heap
+// passes limit.
+func watchMemory(ctx context.Context, limit int64, flag string, cancel context.CancelCauseFunc) {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	tick := time.NewTicker(watchdogInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 {
+			return
+		}
+		if heap := sample[0].Value.Uint64(); heap > uint64(limit) {
+			cancel(fmt.Errorf("stopped: the heap reached %s, over --max-memory %s; raise the limit or read fewer or smaller inputs; no output written",
+				formatBytes(int64(heap)), flag))
+			return
+		}
+	}
+}
+
+// parseSize reads a size such as 512MiB, 4GiB, 500MB, 2G or 1048576
+// (bytes). Binary and decimal units are both accepted; "" is no limit.
+func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	num, unit := s, ""
+	if i >= 0 {
+		num, unit = s[:i], strings.TrimSpace(s[i:])
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || v <= 0 {
+		return 0, fmt.Errorf("%q: want a positive size such as 512MiB or 4GiB", s)
+	}
+	mult := map[string]float64{
+		"": 1, "b": 1,
+		"k": 1 << 10, "kib": 1 << 10, "kb": 1e3,
+		"m": 1 << 20, "mib": 1 << 20, "mb": 1e6,
+		"g": 1 << 30, "gib": 1 << 30, "gb": 1e9,
+		"t": 1 << 40, "tib": 1 << 40, "tb": 1e12,
+	}[strings.ToLower(unit)]
+	if mult == 0 {
+		return 0, fmt.Errorf("%q: unknown unit %q (want B, KiB, MiB, GiB, TiB, or KB, MB, GB, TB)", s, unit)
+	}
+	if v*mult >= math.MaxInt64 {
+		return 0, fmt.Errorf("%q: too large", s)
+	}
+	return int64(v * mult), nil
+}
+
+// noEvents fails a run whose inputs gave no event at all: there is nothing
+// to analyse or store, and a report of zeros would pass for a quiet
+// incident. The message accounts for every file.
+func noEvents(inputs []analyze.Input) error {
+	var events int64
+	for _, in := range inputs {
+		events += in.Events + in.Duplicates
+	}
+	if events > 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("no events in the input")
+	for _, in := range inputs {
+		fmt.Fprintf(&b, "\n  %s: %d lines read, %d parsed, %d skipped", in.Path, in.Lines, in.Parsed, in.Skipped)
+		if in.Format != "" {
+			fmt.Fprintf(&b, " (format %s)", in.Format)
+		}
+		if len(in.Samples) > 0 {
+			fmt.Fprintf(&b, "; first: %s: %s", in.Samples[0].Position, in.Samples[0].Reason)
+		}
+	}
+	return errors.New(b.String())
+}
+
+// inputsOf is the line accounting of a timeline's sources, as a result
+// carries it.
+func inputsOf(sources []timeline.Source) []analyze.Input {
+	out := make([]analyze.Input, len(sources))
+	for i, s := range sources {
+		out[i] = analyze.Input{Path: s.Path, Format: s.Format, Lines: s.Lines, Parsed: s.Parsed,
+			Skipped: s.Skipped, Events: s.Events, Duplicates: s.Duplicates}
+		if len(s.Samples) > 0 {
+			out[i].Samples = []analyze.SkipSample{{Position: fmt.Sprintf("%s:%d", s.Path, s.Samples[0].Line), Reason: s.Samples[0].Reason}}
+		}
+	}
+	return out
+}

@@ -1,0 +1,548 @@
+package whatif
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/stampede/stampede/analyze"
+	"github.com/stampede/stampede/simulate"
+	"github.com/stampede/stampede/timeline"
+)
+
+// Given are figures the logs cannot show (token sizes and the quota) or
+// that a user wants to override; zero leaves a field to be measured or
+// assumed.
+type Given struct {
+	TokensPerMinute   float64
+	BucketTokens      float64
+	TaskTokens        float64
+	InteractiveTokens float64
+	// RejectCharge and DebtTokens model a limiter that charges rejected
+	// requests a share of their cost and lets the bucket run this many
+	// tokens into debt; both 0 is a plain bucket that refills under
+	// rejected callers.
+	RejectCharge float64
+	DebtTokens   float64
+}
+
+// Assumed token sizes when neither the logs nor the user give them: a task
+// is one unit of 1,000 tokens and an interactive call a twentieth of that.
+// Only the ratio matters to the replay, and the notes say it was assumed.
+const (
+	assumedTaskTokens        = 1000
+	assumedInteractiveTokens = 50
+)
+
+// Params are the simulator's inputs for the incident, with the trace's own
+// figures for validating the replay.
+type Params struct {
+	Scenario simulate.Scenario
+	// Sources says, by parameter name, "measured", "given" or "assumed".
+	Sources map[string]string
+	// Trace figures: zero when the parameters came from a scenario file.
+	TraceRequests  int64
+	TraceWaves     int
+	TracePeriodS   float64
+	TraceDurationS float64
+	// MaxAttemptsPerTask is the most attempts one task made in the trace.
+	MaxAttemptsPerTask int64
+	// NonRetryable is what the trace retried that could never succeed.
+	NonRetryable []analyze.RetriedError
+	Notes        []string
+}
+
+// FromScenario takes every parameter from a scenario file.
+func FromScenario(sc simulate.Scenario) Params {
+	p := Params{Scenario: sc, Sources: map[string]string{}}
+	for _, k := range paramNames {
+		p.Sources[k] = "given"
+	}
+	return p
+}
+
+// The parameter names, in the order reports list them.
+var paramNames = []string{
+	"tasks", "task tokens", "interactive tokens", "tokens per minute", "bucket tokens",
+	"interactive rate", "retry-after", "retry-after handling", "sdk attempts per call",
+	"calls per queue attempt", "requeue delay", "requeue jitter", "queue attempt cap",
+	"return after failure", "batch submit",
+}
+
+// Parameters lists the inputs for a report.
+func (p Params) Parameters() []analyze.WhatIfParameter {
+	sc := p.Scenario
+	layer := 1
+	for _, l := range sc.Layers {
+		layer *= l.MaxAttempts
+	}
+	vals := map[string]struct {
+		v    float64
+		text string
+	}{
+		"tasks":                   {float64(sc.Batch.Tasks), thousands(float64(sc.Batch.Tasks))},
+		"task tokens":             {sc.Batch.Cost, thousands(sc.Batch.Cost)},
+		"interactive tokens":      {sc.Interactive.Cost, thousands(sc.Interactive.Cost)},
+		"tokens per minute":       {sc.Bucket.RefillPerS * 60, thousands(sc.Bucket.RefillPerS * 60)},
+		"bucket tokens":           {sc.Bucket.Capacity, thousands(sc.Bucket.Capacity)},
+		"interactive rate":        {sc.Interactive.RatePerS, fmt.Sprintf("%.2f/s", sc.Interactive.RatePerS)},
+		"retry-after":             {float64(sc.SDK.RetryAfterS), fmt.Sprintf("%d s", sc.SDK.RetryAfterS)},
+		"retry-after handling":    {0, sc.SDK.RetryAfterMode},
+		"sdk attempts per call":   {float64(sc.SDK.MaxAttempts), fmt.Sprint(sc.SDK.MaxAttempts)},
+		"calls per queue attempt": {float64(layer), fmt.Sprint(layer)},
+		"requeue delay":           {sc.Runner.RequeueDelayS, fmt.Sprintf("%g s", sc.Runner.RequeueDelayS)},
+		"requeue jitter":          {0, sc.Runner.RequeueJitter},
+		"queue attempt cap":       {float64(sc.Runner.MaxQueueAttempts), capWord(sc.Runner.MaxQueueAttempts)},
+		"return after failure":    {sc.Runner.Survival, fmt.Sprintf("%.2f", sc.Runner.Survival)},
+		"batch submit":            {sc.Batch.SubmitS, fmt.Sprintf("at %.1f s over %.1f s", sc.Batch.SubmitS, sc.Batch.SubmitWindowS)},
+	}
+	out := make([]analyze.WhatIfParameter, 0, len(paramNames))
+	for _, k := range paramNames {
+		v := vals[k]
+		out = append(out, analyze.WhatIfParameter{Name: k, Value: round(v.v, 6), Text: v.text, Source: p.Sources[k]})
+	}
+	return out
+}
+
+func capWord(n int) string {
+	if n == 0 {
+		return "none"
+	}
+	return fmt.Sprint(n)
+}
+
+// Measure reads the parameters off an analysis of the incident's logs and
+// its timeline. Token sizes and the quota come from given when set; the
+// bucket is otherwise measured in tasks (admissions at a wave's start give
+// its size, admissions over the rest of the wave its spare refill) and
+// converted at assumed token sizes.
+func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, error) {
+	if res == nil || tl == nil {
+		return Params{}, fmt.Errorf("what-if: no analysis to measure from")
+	}
+	p := Params{Sources: map[string]string{}}
+	sc := simulate.DefaultScenario()
+	sc.Name = "as measured"
+	sc.Description = "replay of the measured incident"
+	sc.Start = res.Window.Start
+	sc.EndS = 0
+
+	src := func(name, s string) { p.Sources[name] = s }
+	batch := batchAttempts(tl)
+	if len(batch) == 0 {
+		return Params{}, fmt.Errorf("what-if: the trace has no batch attempts to replay")
+	}
+	start := res.Window.Start.UnixNano()
+
+	tasks := res.Amplification.Tasks
+	if tasks == 0 {
+		tasks = int64(distinctTasks(batch))
+	}
+	if tasks == 0 {
+		return Params{}, fmt.Errorf("what-if: no task ids in the trace, so the backlog size is unknown")
+	}
+	sc.Batch.Tasks = int(tasks)
+	src("tasks", "measured")
+	sc.Batch.SubmitS = math.Max(0, float64(batch[0].Start-start)/1e9)
+	sc.Batch.SubmitWindowS = 1
+	if len(res.Waves.Waves) > 0 && res.Waves.Waves[0].Width > 0 {
+		// The width holds the central 90% of the first wave.
+		sc.Batch.SubmitWindowS = res.Waves.Waves[0].Width / 0.9
+	}
+	src("batch submit", "measured")
+
+	// Retry-after and how the SDK treats it.
+	ra, sdkDelay, requeue := delay(res, "retry-after"), delay(res, "sdk retry delay"), delay(res, "requeue delay")
+	sc.SDK.RetryAfterS = 0
+	if ra != nil {
+		sc.SDK.RetryAfterS = int(math.Round(ra.P50))
+		src("retry-after", "measured")
+	} else {
+		src("retry-after", "assumed")
+	}
+	sc.SDK.RetryAfterMode = simulate.RetryAfterExact
+	src("retry-after handling", "measured")
+	switch {
+	case sdkDelay == nil:
+		if !synchronising(res) {
+			sc.SDK.RetryAfterMode = simulate.RetryAfterIgnore
+		}
+		src("retry-after handling", "assumed")
+	case sdkDelay.Fixed && math.Abs(sdkDelay.P50-float64(sc.SDK.RetryAfterS)) < 0.5:
+	case sdkDelay.Mean >= 0.95*float64(sc.SDK.RetryAfterS) && sc.SDK.RetryAfterS > 0:
+		sc.SDK.RetryAfterMode = simulate.RetryAfterJitter
+	default:
+		sc.SDK.RetryAfterMode = simulate.RetryAfterIgnore
+		// Full jitter over [0, min(cap, base·2^n)] has mean half the top.
+		sc.SDK.BackoffBaseS = math.Max(0.05, 2*sdkDelay.Mean)
+		sc.SDK.BackoffCapS = math.Max(sc.SDK.BackoffBaseS, 2*sdkDelay.Max)
+	}
+
+	// Attempts per layer.
+	for _, l := range res.Amplification.Layers {
+		n := int(l.Max)
+		if l.Capped && l.Cap > 0 {
+			n = int(l.Cap)
+		}
+		switch l.Name {
+		case "attempts per call":
+			sc.SDK.MaxAttempts = max(1, min(n, 100))
+			src("sdk attempts per call", "measured")
+		case "calls per queue attempt":
+			if n > 1 {
+				sc.Layers = []simulate.RetryLayer{{Name: "application", MaxAttempts: min(n, 100), Backoff: simulate.BackoffFull, BackoffBaseS: 1, BackoffCapS: 20}}
+			}
+			src("calls per queue attempt", "measured")
+		case "queue attempts per task":
+			if l.Capped && l.Cap > 0 {
+				sc.Runner.MaxQueueAttempts = int(l.Cap)
+			} else {
+				sc.Runner.MaxQueueAttempts = 0
+			}
+			sc.Runner.Survival = 1 - l.GiveUpRate
+			src("queue attempt cap", "measured")
+			src("return after failure", "measured")
+		}
+	}
+	if p.Sources["sdk attempts per call"] == "" {
+		src("sdk attempts per call", "assumed")
+	}
+	if p.Sources["queue attempt cap"] == "" {
+		src("queue attempt cap", "assumed")
+		src("return after failure", "assumed")
+	}
+	if p.Sources["calls per queue attempt"] == "" {
+		src("calls per queue attempt", "assumed")
+	}
+
+	// The job runner's requeue delay.
+	sc.Runner.RequeueJitter = simulate.JitterNone
+	switch {
+	case requeue != nil:
+		sc.Runner.RequeueDelayS = requeue.P50
+		if !requeue.Fixed {
+			sc.Runner.RequeueJitter = simulate.JitterFull
+			sc.Runner.RequeueDelayS = 2 * requeue.Mean
+		}
+		src("requeue delay", "measured")
+		src("requeue jitter", "measured")
+	case res.Waves.Periodic:
+		sc.Runner.RequeueDelayS = math.Max(0, res.Waves.Period-float64((sc.SDK.MaxAttempts-1)*sc.SDK.RetryAfterS))
+		src("requeue delay", "measured")
+		src("requeue jitter", "assumed")
+	default:
+		src("requeue delay", "assumed")
+		src("requeue jitter", "assumed")
+	}
+
+	// Interactive traffic.
+	// Calls, not attempts: the replay's SDK makes the retries itself.
+	sc.Interactive.RatePerS = 0
+	if res.Window.Duration > 0 {
+		n := int64(interactiveCalls(tl))
+		for _, c := range res.Reconcile.ByClass {
+			if c.Class == timeline.ClassInteractive.String() && c.App.Calls > 0 {
+				n = c.App.Calls
+			}
+		}
+		sc.Interactive.RatePerS = float64(n) / res.Window.Duration
+	}
+	sc.Interactive.StartS = 0
+	src("interactive rate", "measured")
+
+	// Latencies: the medians of admitted and rejected attempts.
+	okMs, rejectMs := latencies(batch)
+	if okMs > 0 {
+		sc.Latency.OKMs, sc.Latency.OKJitterMs = okMs, okMs/3
+	}
+	if rejectMs > 0 {
+		sc.Latency.RejectMs = rejectMs
+	}
+
+	// The bucket: given in tokens, or measured in tasks.
+	capTasks, spare := measureBucket(batch, res, float64(sc.SDK.RetryAfterS))
+	sc.Batch.Cost, sc.Interactive.Cost = given.TaskTokens, given.InteractiveTokens
+	src("task tokens", "given")
+	src("interactive tokens", "given")
+	if sc.Batch.Cost <= 0 {
+		sc.Batch.Cost = assumedTaskTokens
+		src("task tokens", "assumed")
+	}
+	if sc.Interactive.Cost <= 0 {
+		sc.Interactive.Cost = sc.Batch.Cost * assumedInteractiveTokens / assumedTaskTokens
+		src("interactive tokens", "assumed")
+	}
+	if given.TokensPerMinute > 0 {
+		sc.Bucket.RefillPerS = given.TokensPerMinute / 60
+		src("tokens per minute", "given")
+	} else {
+		if spare <= 0 {
+			return Params{}, fmt.Errorf("what-if: no admitted batch attempts while throttled, so the bucket's refill is unknown; give --tokens-per-minute")
+		}
+		sc.Bucket.RefillPerS = spare*sc.Batch.Cost + sc.Interactive.RatePerS*sc.Interactive.Cost
+		src("tokens per minute", "measured")
+	}
+	sc.Bucket.RejectFraction, sc.Bucket.DebtFloor = given.RejectCharge, given.DebtTokens
+	if given.BucketTokens > 0 {
+		sc.Bucket.Capacity = given.BucketTokens
+		src("bucket tokens", "given")
+	} else {
+		sc.Bucket.Capacity = math.Max(1, capTasks) * sc.Batch.Cost
+		src("bucket tokens", "measured")
+	}
+	sc.Bucket.Capacity = math.Max(sc.Bucket.Capacity, math.Max(sc.Batch.Cost, sc.Interactive.Cost))
+	if p.Sources["task tokens"] == "assumed" || p.Sources["interactive tokens"] == "assumed" {
+		p.Notes = append(p.Notes, fmt.Sprintf("token sizes are not in the logs: assumed %s tokens per task and %s per interactive call (give --task-tokens and --interactive-tokens); the bucket was measured in tasks, so only the interactive figures depend on the assumption",
+			thousands(sc.Batch.Cost), thousands(sc.Interactive.Cost)))
+	}
+
+	for _, c := range res.Clients {
+		if c.UserAgent != "" {
+			sc.SDK.UserAgent = sanitizeAgent(c.UserAgent)
+			break
+		}
+	}
+	// A botocore User-Agent without its retry mode is standard when the
+	// attempts stop at standard's 3 (legacy makes 5).
+	if sdk := batchSDK(res); awsRetryQuota[sdk] || (sdk == "botocore" && sc.SDK.MaxAttempts == 3) {
+		// The client-wide quota stops retries once a burst has spent it:
+		// most calls then make one attempt whatever max_attempts says.
+		sc.SDK.Budget = &simulate.RetryBudget{MaxTokens: 500, RetryCost: 5, TokenRatio: 1}
+		// Interactive calls come from another process, with its own quota.
+		interactive := sc.SDK
+		interactive.Budget = &simulate.RetryBudget{MaxTokens: 500, RetryCost: 5, TokenRatio: 1}
+		sc.InteractiveSDK = &interactive
+		p.Notes = append(p.Notes, fmt.Sprintf("%s keeps a client-wide retry quota (500 tokens, 5 per retry); the replay models it from the SDK's defaults", sdk))
+	}
+	p.Scenario = sc
+	p.TraceRequests = res.Reconcile.HTTP.Attempts
+	p.TraceWaves = len(res.Waves.Waves)
+	if res.Waves.Periodic {
+		p.TracePeriodS = res.Waves.Period
+	}
+	p.TraceDurationS = res.Window.Duration
+	p.MaxAttemptsPerTask = maxAttemptsPerTask(batch)
+	p.NonRetryable = RetriedNonRetryable(tl)
+	if err := sc.Validate(); err != nil {
+		return Params{}, fmt.Errorf("what-if: measured parameters do not make a scenario: %w", err)
+	}
+	return p, nil
+}
+
+// awsRetryQuota are the SDKs whose standard retry mode shares one retry
+// quota across the client.
+var awsRetryQuota = map[string]bool{"botocore standard": true, "botocore adaptive": true, "aws-sdk-js-v3": true}
+
+// batchSDK is the SDK that sent the most throttled attempts.
+func batchSDK(res *analyze.Result) string {
+	best, most := "", int64(-1)
+	for _, c := range res.Clients {
+		if c.Throttled > most {
+			best, most = c.SDK, c.Throttled
+		}
+	}
+	return best
+}
+
+func delay(res *analyze.Result, kind string) *analyze.DelayStats {
+	for i := range res.Waves.Delays {
+		if d := &res.Waves.Delays[i]; d.Kind == kind && d.N > 0 {
+			return d
+		}
+	}
+	return nil
+}
+
+func synchronising(res *analyze.Result) bool {
+	for _, c := range res.Clients {
+		if c.Synchronising {
+			return true
+		}
+	}
+	return len(res.Clients) == 0
+}
+
+// batchAttempts are the batch HTTP attempts in time order.
+func batchAttempts(tl *timeline.Timeline) []*timeline.Event {
+	var out []*timeline.Event
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		if e.Layer == timeline.LayerHTTP && e.Class == timeline.ClassBatch {
+			out = append(out, e)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *timeline.Event) int { return cmpInt(a.Start, b.Start) })
+	return out
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func distinctTasks(batch []*timeline.Event) int {
+	seen := map[string]bool{}
+	for _, e := range batch {
+		if e.TaskID != "" {
+			seen[e.TaskID] = true
+		}
+	}
+	return len(seen)
+}
+
+func maxAttemptsPerTask(batch []*timeline.Event) int64 {
+	per := map[string]int64{}
+	var top int64
+	for _, e := range batch {
+		if e.TaskID != "" {
+			per[e.TaskID]++
+			top = max(top, per[e.TaskID])
+		}
+	}
+	return top
+}
+
+func interactiveCalls(tl *timeline.Timeline) int {
+	n := 0
+	for i := range tl.Events {
+		if e := &tl.Events[i]; e.Layer == timeline.LayerHTTP && e.Class == timeline.ClassInteractive && e.Attempt <= 1 {
+			n++
+		}
+	}
+	return n
+}
+
+func latencies(batch []*timeline.Event) (okMs, rejectMs float64) {
+	var ok, rej []float64
+	for _, e := range batch {
+		d := e.Duration()
+		if d <= 0 {
+			continue
+		}
+		ms := float64(d) / float64(time.Millisecond)
+		switch e.Outcome {
+		case timeline.OutcomeOK:
+			ok = append(ok, ms)
+		case timeline.OutcomeThrottled:
+			rej = append(rej, ms)
+		}
+	}
+	return quantile(ok, 0.5), quantile(rej, 0.5)
+}
+
+// measureBucket estimates the bucket in tasks from the waves: the admitted
+// batch attempts in a wave's first moments are the bucket's size, and those
+// admitted over the rest of the wave, while it was still being throttled,
+// are its spare refill. Waves the bucket never ran dry for are left out.
+// Without waves the spare refill is the admitted rate over the throttled
+// span.
+func measureBucket(batch []*timeline.Event, res *analyze.Result, retryAfter float64) (capacity, sparePerS float64) {
+	burst := int64(time.Second)
+	if retryAfter > 0 {
+		burst = min(burst, int64(retryAfter*float64(time.Second)/2))
+	}
+	var caps, rates []float64
+	waves := res.Waves.Waves
+	for i, w := range waves {
+		// A wave's start is that of its first bin of call starts, which
+		// may lie after the first arrivals the bucket admitted: take the
+		// first batch attempt within a width before it.
+		lead := int64(math.Max(w.Width, 0.5) * 1e9)
+		t0 := w.Start.UnixNano()
+		if j, _ := slices.BinarySearchFunc(batch, t0-lead, func(e *timeline.Event, t int64) int { return cmpInt(e.Start, t) }); j < len(batch) {
+			t0 = min(t0, batch[j].Start)
+		}
+		t1 := int64(math.MaxInt64)
+		if i+1 < len(waves) {
+			t1 = waves[i+1].Start.UnixNano() - int64(math.Max(waves[i+1].Width, 0.5)*1e9)
+		}
+		var first, rest, throttledLate int64
+		last := t0
+		for _, e := range batch {
+			if e.Start < t0 || e.Start >= t1 {
+				continue
+			}
+			last = max(last, e.Start)
+			switch {
+			case e.Outcome == timeline.OutcomeOK && e.Start < t0+burst:
+				first++
+			case e.Outcome == timeline.OutcomeOK:
+				rest++
+			case e.Outcome == timeline.OutcomeThrottled && e.Start >= t0+burst:
+				throttledLate++
+			}
+		}
+		if first == 0 || throttledLate == 0 {
+			continue
+		}
+		caps = append(caps, float64(first))
+		if span := float64(last-t0-burst) / 1e9; span > 0 {
+			rates = append(rates, float64(rest)/span)
+		}
+	}
+	if len(caps) > 0 && len(rates) > 0 {
+		return quantile(caps, 0.5), quantile(rates, 0.5)
+	}
+	// No usable waves: the admitted rate from the first throttle to the last.
+	var firstT, lastT int64 = -1, -1
+	for _, e := range batch {
+		if e.Outcome == timeline.OutcomeThrottled {
+			if firstT < 0 {
+				firstT = e.Start
+			}
+			lastT = e.Start
+		}
+	}
+	if firstT < 0 || lastT <= firstT {
+		return 0, 0
+	}
+	var ok, okFirst int64
+	for _, e := range batch {
+		if e.Outcome == timeline.OutcomeOK && e.Start >= firstT && e.Start <= lastT {
+			ok++
+		}
+		if e.Outcome == timeline.OutcomeOK && e.Start < firstT+burst {
+			okFirst++
+		}
+	}
+	return float64(okFirst), float64(ok) / (float64(lastT-firstT) / 1e9)
+}
+
+// sanitizeAgent keeps a User-Agent the simulator can write into a log line.
+func sanitizeAgent(s string) string {
+	out := make([]rune, 0, len(s))
+	for _, r := range s {
+		if r == '"' || r == '\\' || r == '\n' || r == '\r' {
+			continue
+		}
+		out = append(out, r)
+	}
+	return string(out)
+}
+
+// quantile is the q-quantile of v by linear interpolation; 0 for none.
+func quantile(v []float64, q float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	pos := q * float64(len(s)-1)
+	lo := int(math.Floor(pos))
+	hi := min(lo+1, len(s)-1)
+	return s[lo] + (s[hi]-s[lo])*(pos-float64(lo))
+}
+
+func round(v float64, decimals int) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	p := math.Pow10(decimals)
+	return math.Round(v*p) / p
+}
