@@ -423,7 +423,7 @@ func TestDuplicateInputs(t *testing.T) {
 				t.Errorf("duplicates %v, %d events; want %v, %d", got, len(tl.Events), tt.duplicates, tt.events)
 			}
 			res := analyze.Run(tl, analyze.Options{Seed: 1})
-			warned := slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, "repeat an earlier input") })
+			warned := slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, "repeat another input") })
 			if want := slices.Max(tt.duplicates) > 0; warned != want {
 				t.Errorf("duplicate warning %v, want %v: %q", warned, want, res.Warnings)
 			}

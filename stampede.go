@@ -309,6 +309,7 @@ func Ingest(ctx context.Context, cfg Config) (*timeline.Timeline, error) {
 	// Both need the merged, sorted events; both keep every line accounted.
 	dropFarEvents(tl)
 	dropDuplicates(tl)
+	dropRedundantViews(tl)
 	return tl, nil
 }
 

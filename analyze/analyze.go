@@ -38,7 +38,7 @@ func Run(tl *timeline.Timeline, opt Options) *Result {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s lines skipped in %s (of %s)", count(in.Skipped), in.Path, count(in.Lines)))
 		}
 		if in.Duplicates > 0 {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s events in %s repeat an earlier input's (the same file given twice, or rotated files that overlap); they are counted once", count(in.Duplicates), in.Path))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s events in %s repeat another input's (the same file given twice, rotated files that overlap, or a second log format of the same requests); they are counted once", count(in.Duplicates), in.Path))
 		}
 	}
 	res.Clocks = EstimateClocks(tl)

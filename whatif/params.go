@@ -277,10 +277,16 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 		sc.Bucket.RefillPerS = given.TokensPerMinute / 60
 		src("tokens per minute", "given")
 	} else {
-		if spare <= 0 {
-			return Params{}, fmt.Errorf("what-if: no admitted batch attempts while throttled, so the bucket's refill is unknown; give --tokens-per-minute")
-		}
 		sc.Bucket.RefillPerS = spare*sc.Batch.Cost + sc.Interactive.RatePerS*sc.Interactive.Cost
+		if spare <= 0 {
+			// Interactive traffic took everything the bucket refilled
+			// while the batch was throttled: the refill is then what all
+			// classes got through over the throttled stretch.
+			sc.Bucket.RefillPerS = admittedWhileThrottled(tl, batch, sc.Batch.Cost, sc.Interactive.Cost)
+		}
+		if sc.Bucket.RefillPerS <= 0 {
+			return Params{}, fmt.Errorf("what-if: no attempts were admitted while the batch was throttled, so the bucket's refill is unknown; give --tokens-per-minute")
+		}
 		src("tokens per minute", "measured")
 	}
 	sc.Bucket.RejectFraction, sc.Bucket.DebtFloor = given.RejectCharge, given.DebtTokens
@@ -364,6 +370,37 @@ func synchronising(res *analyze.Result) bool {
 }
 
 // batchAttempts are the batch HTTP attempts in time order.
+// admittedWhileThrottled is the rate, in tokens per second, at which
+// attempts of any class were admitted between the batch's first and last
+// throttle: while the bucket is drained, what gets through is its refill.
+func admittedWhileThrottled(tl *timeline.Timeline, batch []*timeline.Event, batchCost, interactiveCost float64) float64 {
+	first, last := int64(-1), int64(-1)
+	for _, e := range batch {
+		if e.Outcome == timeline.OutcomeThrottled {
+			if first < 0 {
+				first = e.Start
+			}
+			last = e.Start
+		}
+	}
+	if first < 0 || last <= first {
+		return 0
+	}
+	var tokens float64
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		if e.Layer != timeline.LayerHTTP || e.Outcome != timeline.OutcomeOK || e.Start < first || e.Start > last {
+			continue
+		}
+		if e.Class == timeline.ClassInteractive {
+			tokens += interactiveCost
+		} else {
+			tokens += batchCost
+		}
+	}
+	return tokens / (float64(last-first) / 1e9)
+}
+
 func batchAttempts(tl *timeline.Timeline) []*timeline.Event {
 	var out []*timeline.Event
 	for i := range tl.Events {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
@@ -472,5 +473,41 @@ func TestReplayRecordedTrace(t *testing.T) {
 		if !c.OK {
 			t.Errorf("%s: trace %v, replay %v (%.1f%% off)", c.Name, c.Trace, c.Simulated, 100*c.Error)
 		}
+	}
+}
+
+// The same recorded incident given as its whole directory and nothing
+// else: two access logs of the same requests, the SDK's debug log, and no
+// limiter settings. The refill must be measured from the logs (interactive
+// traffic took all of it between waves, so the batch alone shows none), and
+// the replay must still find the trace's waves and period.
+func TestReplayRecordedTraceMeasuredOnly(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "traces", "botocore-standard")
+	tl, res, err := stampede.AnalyzeTimeline(context.Background(), stampede.Config{Inputs: []string{dir}, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := whatif.Measure(tl, res, whatif.Given{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Sources["tokens per minute"] != "measured" || p.Scenario.Bucket.RefillPerS <= 0 {
+		t.Fatalf("refill %v (%s), want a measured positive rate", p.Scenario.Bucket.RefillPerS, p.Sources["tokens per minute"])
+	}
+	wi, err := whatif.Run(p, whatif.Options{Seeds: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, c := range wi.Validation {
+		if c.Name == "waves" || strings.HasPrefix(c.Name, "period") {
+			checked++
+			if !c.OK {
+				t.Errorf("%s: trace %v, replay %v (%.1f%% off)", c.Name, c.Trace, c.Simulated, 100*c.Error)
+			}
+		}
+	}
+	if checked != 2 {
+		t.Errorf("%d wave and period checks in the replay's validation, want 2", checked)
 	}
 }

@@ -1,0 +1,210 @@
+package stampede
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/stampede/stampede/timeline"
+)
+
+// viewTolerance is how far apart two formats' stamps of one request may be:
+// one log may have whole seconds where the other has milliseconds, and one
+// may stamp the request's start where the other stamps its end.
+const viewTolerance = time.Second + time.Millisecond
+
+// dropRedundantViews finds pairs of inputs from the same observer that log
+// the same requests in different formats (a server with two access_log
+// lines, one with retry headers and one plain combined) and keeps each
+// request once: the events of the input with fewer fields filled are dropped
+// where the other holds a match, and counted in its Duplicates. Without
+// this, a directory holding both doubles every attempt. Pairs whose matches
+// fall short of minDuplicateShare of the smaller overlap are two observers'
+// own traffic and are left alone. tl must be sorted.
+func dropRedundantViews(tl *timeline.Timeline) {
+	pairs := viewCandidates(tl)
+	if len(pairs) == 0 {
+		return
+	}
+	drop := make([]bool, len(tl.Events))
+	dups := make([]int64, len(tl.Sources))
+	for _, p := range pairs {
+		a, b := p[0], p[1]
+		idxA, idxB := httpEventsInOverlap(tl, a, b, drop)
+		matchedA, matchedB := matchViews(tl.Events, idxA, idxB)
+		if len(matchedA) == 0 || float64(len(matchedA)) < minDuplicateShare*float64(min(len(idxA), len(idxB))) {
+			continue
+		}
+		poorer, matched := b, matchedB
+		if detail(tl, b) > detail(tl, a) {
+			poorer, matched = a, matchedA
+		}
+		for _, i := range matched {
+			drop[i] = true
+		}
+		dups[poorer] += int64(len(matched))
+	}
+	if slices.Index(drop, true) < 0 {
+		return
+	}
+	kept := tl.Events[:0]
+	for i := range tl.Events {
+		if !drop[i] {
+			kept = append(kept, tl.Events[i])
+		}
+	}
+	tl.Events = kept
+	for i := range tl.Sources {
+		tl.Sources[i].Duplicates += dups[i]
+		tl.Sources[i].Events -= dups[i]
+	}
+}
+
+// viewCandidates lists the pairs of inputs, earlier first, that share an
+// observer, differ in format and overlap in time.
+func viewCandidates(tl *timeline.Timeline) [][2]int32 {
+	type span struct {
+		lo, hi int64
+		http   bool
+	}
+	spans := make([]span, len(tl.Sources))
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		if e.Layer != timeline.LayerHTTP || int(e.Source) >= len(spans) {
+			continue
+		}
+		sp := &spans[e.Source]
+		if !sp.http {
+			sp.lo, sp.http = e.Start, true
+		}
+		sp.hi = e.Start
+	}
+	var pairs [][2]int32
+	for a := range tl.Sources {
+		for b := a + 1; b < len(tl.Sources); b++ {
+			sa, sb := &tl.Sources[a], &tl.Sources[b]
+			if sa.Observer == "" || sa.Observer != sb.Observer || sa.Format == sb.Format {
+				continue
+			}
+			x, y := spans[a], spans[b]
+			margin := int64(viewTolerance)
+			if x.http && y.http && x.lo <= y.hi+margin && y.lo <= x.hi+margin {
+				pairs = append(pairs, [2]int32{int32(a), int32(b)})
+			}
+		}
+	}
+	return pairs
+}
+
+// httpEventsInOverlap returns the indexes of a's and b's attempts, not
+// already dropped, that start within the other's time range.
+func httpEventsInOverlap(tl *timeline.Timeline, a, b int32, drop []bool) (idxA, idxB []int) {
+	lo := [2]int64{1<<63 - 1, 1<<63 - 1}
+	hi := [2]int64{-1 << 63, -1 << 63}
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		if e.Layer != timeline.LayerHTTP || drop[i] || (e.Source != a && e.Source != b) {
+			continue
+		}
+		s := 0
+		if e.Source == b {
+			s = 1
+		}
+		lo[s], hi[s] = min(lo[s], e.Start), max(hi[s], e.Start)
+	}
+	margin := int64(viewTolerance)
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		if e.Layer != timeline.LayerHTTP || drop[i] {
+			continue
+		}
+		switch {
+		case e.Source == a && e.Start >= lo[1]-margin && e.Start <= hi[1]+margin:
+			idxA = append(idxA, i)
+		case e.Source == b && e.Start >= lo[0]-margin && e.Start <= hi[0]+margin:
+			idxB = append(idxB, i)
+		}
+	}
+	return idxA, idxB
+}
+
+// requestKey is what two formats of one access log agree on about a request.
+type requestKey struct {
+	status        int32
+	route, client string
+}
+
+// loggedAt is the moment a log line stands for: the end when the format
+// gives a duration (the line is written then), else the one stamp it has.
+func loggedAt(e *timeline.Event) int64 {
+	if e.End != 0 {
+		return e.End
+	}
+	return e.Start
+}
+
+// matchViews pairs a's and b's events that agree on status, route and
+// client and were logged within viewTolerance of each other. Per key, both
+// sides are walked in time order and the earliest compatible pair is taken,
+// which finds the most pairs for a fixed tolerance.
+func matchViews(ev []timeline.Event, idxA, idxB []int) (matchedA, matchedB []int) {
+	groups := map[requestKey][2][]int{}
+	for s, idx := range [2][]int{idxA, idxB} {
+		for _, i := range idx {
+			k := requestKey{ev[i].Status, ev[i].Route, ev[i].Client}
+			g := groups[k]
+			g[s] = append(g[s], i)
+			groups[k] = g
+		}
+	}
+	byTime := func(x, y int) int { return cmp.Or(cmp.Compare(loggedAt(&ev[x]), loggedAt(&ev[y])), cmp.Compare(x, y)) }
+	tol := int64(viewTolerance)
+	for _, g := range groups {
+		as, bs := g[0], g[1]
+		if len(as) == 0 || len(bs) == 0 {
+			continue
+		}
+		slices.SortFunc(as, byTime)
+		slices.SortFunc(bs, byTime)
+		for i, j := 0, 0; i < len(as) && j < len(bs); {
+			ta, tb := loggedAt(&ev[as[i]]), loggedAt(&ev[bs[j]])
+			switch {
+			case ta < tb-tol:
+				i++
+			case tb < ta-tol:
+				j++
+			default:
+				matchedA = append(matchedA, as[i])
+				matchedB = append(matchedB, bs[j])
+				i++
+				j++
+			}
+		}
+	}
+	slices.Sort(matchedA)
+	slices.Sort(matchedB)
+	return matchedA, matchedB
+}
+
+// detail scores how much an input says about each attempt: the fields that
+// join attempts to calls and tasks, and timing. Of two views of the same
+// requests the richer one is kept.
+func detail(tl *timeline.Timeline, src int32) int64 {
+	var n int64
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		if e.Source != src {
+			continue
+		}
+		for _, filled := range []bool{
+			e.RequestID != "", e.CallID != "", e.TaskID != "", e.End != 0,
+			e.Attempt > 0, e.MaxAttempts > 0, e.QueueAttempt > 0,
+			e.RetryAfter > 0, e.ErrorCode != "", e.Start%int64(time.Second) != 0,
+		} {
+			if filled {
+				n++
+			}
+		}
+	}
+	return n
+}
