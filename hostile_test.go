@@ -346,6 +346,44 @@ func TestHostileLongLineBoundedMemory(t *testing.T) {
 	}
 }
 
+// TestHostileLongFirstLines puts lines that do not fit the detection window
+// first: detection reads past them, a line within the bound is still
+// parsed, and one beyond it is skipped with its line number.
+func TestHostileLongFirstLines(t *testing.T) {
+	tests := []struct {
+		name        string
+		lead        []string
+		wantParsed  int64
+		wantSkipped []int64
+	}{
+		{name: "a 2 MiB request line", lead: []string{strings.Replace(nginxLine(0), "/batch/", "/batch/"+strings.Repeat("a", 2<<20)+"/", 1)}, wantParsed: 11},
+		{name: "a line past the bound", lead: []string{strings.Repeat("x", 6<<20)}, wantParsed: 10, wantSkipped: []int64{1}},
+		{name: "two long lines, then a blank one", lead: []string{strings.Repeat("\x00", 5<<20), strings.Repeat("y", 3<<20), ""}, wantParsed: 10, wantSkipped: []int64{1, 2, 3}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "first.log")
+			body := strings.Join(tc.lead, "\n") + "\n" + nginxLines(0, 10)
+			if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tl, err := Ingest(context.Background(), Config{Inputs: []string{p}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := tl.Sources[0]
+			var skipped []int64
+			for _, k := range s.Samples {
+				skipped = append(skipped, k.Line)
+			}
+			if s.Lines != int64(len(tc.lead))+10 || s.Parsed != tc.wantParsed || !slices.Equal(skipped, tc.wantSkipped) || !strings.HasPrefix(s.Format, "nginx") {
+				t.Errorf("format %q, %d lines, %d parsed, skipped lines %v; want %d lines, %d parsed, skipped %v",
+					s.Format, s.Lines, s.Parsed, skipped, len(tc.lead)+10, tc.wantParsed, tc.wantSkipped)
+			}
+		})
+	}
+}
+
 // TestHostileGzipBombBoundedMemory reads a gzip file that inflates a
 // thousandfold into one line: it is read through in bounded memory and
 // counted as one skipped line.

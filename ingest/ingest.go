@@ -175,13 +175,23 @@ func readParts(r io.Reader, name string, opt Options, sizeHint int64, workers in
 	}
 	whole := err != nil && err != bufio.ErrBufferFull
 	sample := sampleOf(prefix, whole)
+	lr := &lineReader{r: br}
+	if len(sample) == 0 && !whole {
+		// The first line does not fit the detection window (a dump, a
+		// hostile line): read past a few such lines, keeping them for the
+		// parser, and detect on what follows.
+		sample, whole = lr.readAhead()
+	}
 
 	strs := newInterner()
 	p, err := chooseParser(sample, whole, opt, strs)
 	if err != nil {
 		return one(nil, fmt.Errorf("%s: %w", name, err))
 	}
-	if sp, ok := p.(splitter); ok && workers > 1 && !whole && opt.Progress == nil {
+	if _, ok := p.(documentParser); ok && len(lr.pending) > 0 {
+		return one(nil, fmt.Errorf("%s: %w", name, noSample(false)))
+	}
+	if sp, ok := p.(splitter); ok && workers > 1 && !whole && opt.Progress == nil && len(lr.pending) == 0 {
 		return parseBlocks(br, name, sp, prefix, compressed, workers, streamSize)
 	}
 
@@ -198,7 +208,7 @@ func readParts(r io.Reader, name string, opt Options, sizeHint int64, workers in
 	if dp, ok := p.(documentParser); ok {
 		return one(readDocument(br, name, dp, t))
 	}
-	if err := parseLines(&lineReader{r: br}, t, p, compressed, name); err != nil {
+	if err := parseLines(lr, t, p, compressed, name); err != nil {
 		return one(nil, err)
 	}
 	return one(t, nil)
@@ -795,12 +805,69 @@ type lineReader struct {
 	// midFile is set on a piece of a file other than its first, whose
 	// first line cannot start with the file's byte order mark.
 	midFile bool
+	// pending are lines read ahead for format detection, returned first.
+	pending []pendingLine
+}
+
+type pendingLine struct {
+	text    []byte
+	tooLong bool
+}
+
+// maxLinesAhead bounds how many leading lines too long for the detection
+// window are read past; each costs at most maxLineBytes held.
+const maxLinesAhead = 4
+
+// readAhead reads past leading lines that do not fit the detection
+// window, keeping them (bounded, or as a tooLong mark) for next to return,
+// and samples the lines that follow them. whole reports that the sample
+// reached the end of the input.
+func (lr *lineReader) readAhead() (sample []sampledLine, whole bool) {
+	for len(lr.pending) < maxLinesAhead {
+		line, tooLong, err := lr.read()
+		if err != nil {
+			break
+		}
+		lr.pending = append(lr.pending, pendingLine{text: bytes.Clone(line), tooLong: tooLong})
+		if lr.err != nil {
+			break
+		}
+		if prefix, perr := lr.r.Peek(readBufferBytes); len(sampleOf(prefix, perr != nil && perr != bufio.ErrBufferFull)) > 0 {
+			break
+		}
+	}
+	var ahead []sampledLine
+	for i, pl := range lr.pending {
+		if !pl.tooLong && !isBlank(pl.text) {
+			ahead = append(ahead, sampledLine{n: int64(i + 1), text: bytes.TrimSuffix(pl.text, []byte{'\r'})})
+		}
+	}
+	if lr.err != nil {
+		return ahead, true
+	}
+	prefix, err := lr.r.Peek(readBufferBytes)
+	whole = err != nil && err != bufio.ErrBufferFull
+	for _, sl := range sampleOf(prefix, whole) {
+		sl.n += int64(len(lr.pending))
+		ahead = append(ahead, sl)
+	}
+	return ahead, whole
 }
 
 // next returns the next line, which is valid until the following call.
 // tooLong reports a line over the bound, whose bytes were discarded. A last
 // line without '\n' is returned as a line; err is io.EOF after it.
 func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
+	if len(lr.pending) > 0 {
+		pl := lr.pending[0]
+		lr.pending = lr.pending[1:]
+		return pl.text, pl.tooLong, nil
+	}
+	return lr.read()
+}
+
+// read is next without the lines read ahead.
+func (lr *lineReader) read() (line []byte, tooLong bool, err error) {
 	if lr.err != nil {
 		return nil, false, lr.err
 	}

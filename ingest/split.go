@@ -67,7 +67,13 @@ func ReadFileParts(path string, opt Options, workers int) (timeline.Source, []ti
 		return whole()
 	}
 	fullPrefix := int64(len(prefix)) == size
-	p, err := chooseParser(sampleOf(prefix, fullPrefix), fullPrefix, opt, newInterner())
+	sample := sampleOf(prefix, fullPrefix)
+	if len(sample) == 0 && !fullPrefix {
+		// The first line overflows the detection window; the sequential
+		// reader reads past it before detecting.
+		return whole()
+	}
+	p, err := chooseParser(sample, fullPrefix, opt, newInterner())
 	if err != nil {
 		return timeline.Source{}, nil, fmt.Errorf("%s: %w", path, err)
 	}
