@@ -159,33 +159,46 @@ func sharedFormat(tl *timeline.Timeline) bool {
 	if !candidates {
 		return false
 	}
-	type span struct {
-		lo, hi int64
-		seen   bool
-	}
-	spans := make([]span, len(tl.Sources))
-	for i := range tl.Events {
-		e := &tl.Events[i]
-		if int(e.Source) >= len(spans) {
-			continue
-		}
-		sp := &spans[e.Source]
-		if !sp.seen {
-			sp.lo, sp.seen = e.Start, true
-		}
-		sp.hi = e.Start // events are sorted by start
-	}
+	spans := sourceSpans(tl, func(*timeline.Event) bool { return true })
 	for _, idx := range byFormat {
 		for a := range idx {
 			for b := a + 1; b < len(idx); b++ {
-				x, y := spans[idx[a]], spans[idx[b]]
-				if x.seen && y.seen && x.lo <= y.hi && y.lo <= x.hi {
+				if spans[idx[a]].overlaps(spans[idx[b]], 0) {
 					return true
 				}
 			}
 		}
 	}
 	return false
+}
+
+// timeSpan is the range of start times of one input's events.
+type timeSpan struct {
+	lo, hi int64
+	seen   bool
+}
+
+// overlaps reports whether two spans meet, allowing margin between them.
+func (x timeSpan) overlaps(y timeSpan, margin int64) bool {
+	return x.seen && y.seen && x.lo <= y.hi+margin && y.lo <= x.hi+margin
+}
+
+// sourceSpans is each input's span over the events keep accepts, in one
+// pass. tl must be sorted.
+func sourceSpans(tl *timeline.Timeline, keep func(*timeline.Event) bool) []timeSpan {
+	spans := make([]timeSpan, len(tl.Sources))
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		if int(e.Source) >= len(spans) || !keep(e) {
+			continue
+		}
+		sp := &spans[e.Source]
+		if !sp.seen {
+			sp.lo, sp.seen = e.Start, true
+		}
+		sp.hi = e.Start
+	}
+	return spans
 }
 
 // eventsInRange counts the events of source src that start within the

@@ -37,11 +37,7 @@ func simulated(b *testing.B) (nginx, envoy []byte) {
 			s.err = err
 			return
 		}
-		const scale = 64
-		sc.Batch.Tasks *= scale
-		sc.Bucket.Capacity *= scale
-		sc.Bucket.RefillPerS *= scale
-		sc.Interactive.RatePerS *= scale
+		sc.Scale(64)
 		out, err := simulate.Run(sc)
 		if err != nil {
 			s.err = err

@@ -63,22 +63,7 @@ func dropRedundantViews(tl *timeline.Timeline) {
 // viewCandidates lists the pairs of inputs, earlier first, that share an
 // observer, differ in format and overlap in time.
 func viewCandidates(tl *timeline.Timeline) [][2]int32 {
-	type span struct {
-		lo, hi int64
-		http   bool
-	}
-	spans := make([]span, len(tl.Sources))
-	for i := range tl.Events {
-		e := &tl.Events[i]
-		if e.Layer != timeline.LayerHTTP || int(e.Source) >= len(spans) {
-			continue
-		}
-		sp := &spans[e.Source]
-		if !sp.http {
-			sp.lo, sp.http = e.Start, true
-		}
-		sp.hi = e.Start
-	}
+	spans := sourceSpans(tl, func(e *timeline.Event) bool { return e.Layer == timeline.LayerHTTP })
 	var pairs [][2]int32
 	for a := range tl.Sources {
 		for b := a + 1; b < len(tl.Sources); b++ {
@@ -86,9 +71,7 @@ func viewCandidates(tl *timeline.Timeline) [][2]int32 {
 			if sa.Observer == "" || sa.Observer != sb.Observer || sa.Format == sb.Format {
 				continue
 			}
-			x, y := spans[a], spans[b]
-			margin := int64(viewTolerance)
-			if x.http && y.http && x.lo <= y.hi+margin && y.lo <= x.hi+margin {
+			if spans[a].overlaps(spans[b], int64(viewTolerance)) {
 				pairs = append(pairs, [2]int32{int32(a), int32(b)})
 			}
 		}

@@ -31,11 +31,7 @@ func benchTimeline(b *testing.B) (*timeline.Timeline, int64) {
 			s.err = err
 			return
 		}
-		const scale = 16
-		sc.Batch.Tasks *= scale
-		sc.Bucket.Capacity *= scale
-		sc.Bucket.RefillPerS *= scale
-		sc.Interactive.RatePerS *= scale
+		sc.Scale(16)
 		out, err := simulate.Run(sc)
 		if err != nil {
 			s.err = err

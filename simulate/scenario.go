@@ -100,6 +100,20 @@ type Scenario struct {
 	Layers []RetryLayer `json:"layers,omitempty"`
 }
 
+// Scale multiplies the incident's size by k: k times the tasks, the bucket
+// and the interactive rate, so the shape of the waves is kept while the
+// logs grow about k times (for benchmarks and load generation).
+func (sc *Scenario) Scale(k int) {
+	sc.Batch.Tasks *= k
+	sc.Bucket.Capacity *= float64(k)
+	sc.Bucket.RefillPerS *= float64(k)
+	sc.Interactive.RatePerS *= float64(k)
+	if sc.Requests != nil {
+		sc.Requests.Capacity *= float64(k)
+		sc.Requests.RefillPerS *= float64(k)
+	}
+}
+
 // BucketConfig is the endpoint's token bucket.
 type BucketConfig struct {
 	Capacity   float64 `json:"capacity"`

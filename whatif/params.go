@@ -369,21 +369,12 @@ func synchronising(res *analyze.Result) bool {
 	return len(res.Clients) == 0
 }
 
-// batchAttempts are the batch HTTP attempts in time order.
 // admittedWhileThrottled is the rate, in tokens per second, at which
 // attempts of any class were admitted between the batch's first and last
 // throttle: while the bucket is drained, what gets through is its refill.
 func admittedWhileThrottled(tl *timeline.Timeline, batch []*timeline.Event, batchCost, interactiveCost float64) float64 {
-	first, last := int64(-1), int64(-1)
-	for _, e := range batch {
-		if e.Outcome == timeline.OutcomeThrottled {
-			if first < 0 {
-				first = e.Start
-			}
-			last = e.Start
-		}
-	}
-	if first < 0 || last <= first {
+	first, last, ok := throttledSpan(batch)
+	if !ok {
 		return 0
 	}
 	var tokens float64
@@ -401,6 +392,22 @@ func admittedWhileThrottled(tl *timeline.Timeline, batch []*timeline.Event, batc
 	return tokens / (float64(last-first) / 1e9)
 }
 
+// throttledSpan is the time from the first throttled batch attempt to the
+// last; ok is false when they are not two distinct moments.
+func throttledSpan(batch []*timeline.Event) (first, last int64, ok bool) {
+	first, last = -1, -1
+	for _, e := range batch {
+		if e.Outcome == timeline.OutcomeThrottled {
+			if first < 0 {
+				first = e.Start
+			}
+			last = e.Start
+		}
+	}
+	return first, last, first >= 0 && last > first
+}
+
+// batchAttempts are the batch HTTP attempts in time order.
 func batchAttempts(tl *timeline.Timeline) []*timeline.Event {
 	var out []*timeline.Event
 	for i := range tl.Events {
@@ -527,16 +534,8 @@ func measureBucket(batch []*timeline.Event, res *analyze.Result, retryAfter floa
 		return quantile(caps, 0.5), quantile(rates, 0.5)
 	}
 	// No usable waves: the admitted rate from the first throttle to the last.
-	var firstT, lastT int64 = -1, -1
-	for _, e := range batch {
-		if e.Outcome == timeline.OutcomeThrottled {
-			if firstT < 0 {
-				firstT = e.Start
-			}
-			lastT = e.Start
-		}
-	}
-	if firstT < 0 || lastT <= firstT {
+	firstT, lastT, throttled := throttledSpan(batch)
+	if !throttled {
 		return 0, 0
 	}
 	var ok, okFirst int64

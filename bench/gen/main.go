@@ -42,10 +42,7 @@ func run(scenario, format, out string, lines, scale int, gz bool) error {
 	if err != nil {
 		return err
 	}
-	sc.Batch.Tasks *= scale
-	sc.Bucket.Capacity *= float64(scale)
-	sc.Bucket.RefillPerS *= float64(scale)
-	sc.Interactive.RatePerS *= float64(scale)
+	sc.Scale(scale)
 	o, err := simulate.Run(sc)
 	if err != nil {
 		return err
