@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -42,6 +43,11 @@ type Options struct {
 	// once (ReadFileParts) calls it from each piece's goroutine, so it must
 	// then be safe for concurrent use.
 	Progress func(bytes, lines int64)
+	// YearReference places year-less (syslog) stamps: each gets the year
+	// that puts it closest before this moment. ReadFileParts sets it to the
+	// file's modification time, when the log was last written, so that a
+	// file reads the same whenever it is analysed; zero means now.
+	YearReference time.Time
 }
 
 const (
@@ -69,6 +75,9 @@ func ReadFile(path string, opt Options) (*timeline.Timeline, error) {
 	sizeHint := int64(0)
 	if st, err := f.Stat(); err == nil {
 		sizeHint = st.Size()
+		if opt.YearReference.IsZero() {
+			opt.YearReference = st.ModTime()
+		}
 	}
 	return read(f, path, opt, sizeHint)
 }
@@ -187,6 +196,9 @@ func readParts(r io.Reader, name string, opt Options, sizeHint int64, workers in
 	p, err := chooseParser(sample, whole, opt, strs)
 	if err != nil {
 		return one(nil, fmt.Errorf("%s: %w", name, err))
+	}
+	if a, ok := p.(yearAnchored); ok && !opt.YearReference.IsZero() {
+		a.anchorYear(opt.YearReference.UnixNano())
 	}
 	if _, ok := p.(documentParser); ok && len(lr.pending) > 0 {
 		return one(nil, fmt.Errorf("%s: %w", name, noSample(false)))

@@ -20,8 +20,10 @@ import (
 //	1796006845.582                    epoch seconds, milliseconds, ... (by magnitude)
 //
 // A syslog stamp carries no year: the year is the one that places the stamp
-// closest before now (a stamp at most a day ahead of now still counts as this
-// year, for clocks that disagree), as syslog readers conventionally do.
+// closest before the reference moment (a stamp at most a day ahead of it
+// still counts as that year, for clocks that disagree), as syslog readers
+// conventionally do. The reference is the file's modification time when
+// there is a file (Options.YearReference), else now.
 type logPrefix struct {
 	// now is the reading time in Unix nanoseconds; it only resolves the
 	// year of syslog stamps.
@@ -29,6 +31,16 @@ type logPrefix struct {
 }
 
 func newLogPrefix() logPrefix { return logPrefix{now: time.Now().UnixNano()} }
+
+// yearAnchored is a parser that reads syslog stamps, whose year is placed
+// relative to a reference moment (Options.YearReference).
+type yearAnchored interface {
+	anchorYear(unixNanos int64)
+}
+
+func (p *botocoreParser) anchorYear(t int64)     { p.pre.now = t }
+func (p *openaiNodeParser) anchorYear(t int64)   { p.pre.now = t }
+func (p *openaiPythonParser) anchorYear(t int64) { p.pre.now = t }
 
 // split returns the line's leading time in Unix nanoseconds UTC and the rest
 // of the line after it; ok is false, and rest the whole line, when the line

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stampede/stampede/internal/golden"
 	"github.com/stampede/stampede/timeline"
@@ -534,6 +535,58 @@ func BenchmarkSDKParsers(b *testing.B) {
 				readSDK(sdkParser(b, tr.format), "bench", data)
 			}
 			b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+		})
+	}
+}
+
+// A syslog-stamped SDK log read from a file takes its year from the file's
+// modification time, not from the clock of the machine analysing it, so the
+// same file reads the same in any year.
+func TestSyslogYearFromFileTime(t *testing.T) {
+	line := `Dec 31 23:59:58 host node[1]: [log_e4e4f0] connection timed out - retrying, 1 attempts remaining` + "\n" +
+		`Jan  1 00:00:03 host node[1]: [log_e4e4f1] connection timed out - retrying, 1 attempts remaining` + "\n"
+	tests := []struct {
+		name      string
+		modified  string
+		wantFirst string
+	}{
+		{"written just after new year", "2025-01-01T00:10:00Z", "2024-12-31T23:59:58Z"},
+		{"written years later", "2031-01-01T00:00:05Z", "2030-12-31T23:59:58Z"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "sdk.log")
+			if err := os.WriteFile(p, []byte(line), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			mod := time.Unix(0, ns(tc.modified))
+			if err := os.Chtimes(p, mod, mod); err != nil {
+				t.Fatal(err)
+			}
+			for _, read := range []func() (*timeline.Timeline, error){
+				func() (*timeline.Timeline, error) { return ReadFile(p, Options{Format: "openai-node"}) },
+				func() (*timeline.Timeline, error) {
+					src, parts, err := ReadFileParts(p, Options{Format: "openai-node"}, 2)
+					if err != nil {
+						return nil, err
+					}
+					return timeline.Merge([]timeline.Source{src}, parts), nil
+				},
+			} {
+				tl, err := read()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(tl.Events) != 2 {
+					t.Fatalf("%d events, want 2: %+v", len(tl.Events), tl.Sources)
+				}
+				if got, want := tl.Events[0].Start, ns(tc.wantFirst); got != want {
+					t.Errorf("first stamp %s, want %s", time.Unix(0, got).UTC(), tc.wantFirst)
+				}
+				if gap := time.Duration(tl.Events[1].Start - tl.Events[0].Start); gap != 5*time.Second {
+					t.Errorf("the stamps across new year are %v apart, want 5s", gap)
+				}
+			}
 		})
 	}
 }

@@ -46,6 +46,9 @@ func ReadFileParts(path string, opt Options, workers int) (timeline.Source, []ti
 		return timeline.Source{}, nil, err
 	}
 	size := st.Size()
+	if opt.YearReference.IsZero() {
+		opt.YearReference = st.ModTime()
+	}
 	whole := func() (timeline.Source, []timeline.Part, error) {
 		t, err := read(f, path, opt, size)
 		if err != nil {
