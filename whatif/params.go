@@ -285,6 +285,9 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 			sc.Bucket.RefillPerS = admittedWhileThrottled(tl, batch, sc.Batch.Cost, sc.Interactive.Cost)
 		}
 		if sc.Bucket.RefillPerS <= 0 {
+			if _, _, throttled := throttledSpan(batch); !throttled {
+				return Params{}, fmt.Errorf("what-if: the batch was never throttled, so the logs do not show the limit's refill; give --tokens-per-minute to replay it anyway")
+			}
 			return Params{}, fmt.Errorf("what-if: no attempts were admitted while the batch was throttled, so the bucket's refill is unknown; give --tokens-per-minute")
 		}
 		src("tokens per minute", "measured")

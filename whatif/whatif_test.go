@@ -511,3 +511,20 @@ func TestReplayRecordedTraceMeasuredOnly(t *testing.T) {
 		t.Errorf("%d wave and period checks in the replay's validation, want 2", checked)
 	}
 }
+
+// A trace whose batch was never throttled says so, rather than that the
+// throttled stretch admitted nothing; given a refill, it replays.
+func TestMeasureUnthrottledTrace(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "traces", "no-throttle")
+	tl, res, err := stampede.AnalyzeTimeline(context.Background(), stampede.Config{Inputs: []string{dir}, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = whatif.Measure(tl, res, whatif.Given{})
+	if err == nil || !strings.Contains(err.Error(), "never throttled") {
+		t.Fatalf("error %v, want one saying the batch was never throttled", err)
+	}
+	if _, err := whatif.Measure(tl, res, whatif.Given{TokensPerMinute: 60_000}); err != nil {
+		t.Fatalf("with a refill given: %v", err)
+	}
+}
