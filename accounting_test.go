@@ -15,7 +15,7 @@ func twoServers(n int) *timeline.Timeline {
 		for src := range int32(2) {
 			tl.Events = append(tl.Events, timeline.Event{
 				Start: int64(i/100) * 1e9, Layer: timeline.LayerHTTP, Status: 429,
-				Route: "/v1/chat/" + strconv.Itoa(int(src)), Client: "OpenAI/Python 1.52.0", Source: src, Line: int64(i + 1),
+				Route: timeline.Intern("/v1/chat/" + strconv.Itoa(int(src))), Client: timeline.Intern("OpenAI/Python 1.52.0"), Source: src, Line: int64(i + 1),
 			})
 		}
 	}

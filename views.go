@@ -114,7 +114,7 @@ func httpEventsInOverlap(tl *timeline.Timeline, a, b int32, drop []bool) (idxA, 
 // requestKey is what two formats of one access log agree on about a request.
 type requestKey struct {
 	status        int32
-	route, client string
+	route, client timeline.Sym
 }
 
 // loggedAt is the moment a log line stands for: the end when the format
@@ -180,9 +180,9 @@ func detail(tl *timeline.Timeline, src int32) int64 {
 			continue
 		}
 		for _, filled := range []bool{
-			e.RequestID != "", e.CallID != "", e.TaskID != "", e.End != 0,
+			e.RequestID != timeline.NoSym, e.CallID != timeline.NoSym, e.TaskID != timeline.NoSym, e.End != 0,
 			e.Attempt > 0, e.MaxAttempts > 0, e.QueueAttempt > 0,
-			e.RetryAfter > 0, e.ErrorCode != "", e.Start%int64(time.Second) != 0,
+			e.RetryAfter > 0, e.ErrorCode != timeline.NoSym, e.Start%int64(time.Second) != 0,
 		} {
 			if filled {
 				n++

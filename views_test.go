@@ -25,19 +25,19 @@ func twoViews(n, shared, own int) *timeline.Timeline {
 		}
 		tl.Events = append(tl.Events, timeline.Event{
 			Start: end - int64(40*time.Millisecond), End: end, Layer: timeline.LayerHTTP, Status: status,
-			Route: "/invoke", Client: "Botocore/1.29.27", RequestID: fmt.Sprint("r", i), Source: 0, Line: int64(i + 1),
+			Route: timeline.Intern("/invoke"), Client: timeline.Intern("Botocore/1.29.27"), RequestID: timeline.Intern(fmt.Sprint("r", i)), Source: 0, Line: int64(i + 1),
 		})
 		if i < shared {
 			tl.Events = append(tl.Events, timeline.Event{
 				Start: end - end%int64(time.Second), Layer: timeline.LayerHTTP, Status: status,
-				Route: "/invoke", Client: "Botocore/1.29.27", Source: 1, Line: int64(i + 1),
+				Route: timeline.Intern("/invoke"), Client: timeline.Intern("Botocore/1.29.27"), Source: 1, Line: int64(i + 1),
 			})
 		}
 	}
 	for i := range own {
 		tl.Events = append(tl.Events, timeline.Event{
 			Start: base + int64(i)*int64(time.Second), Layer: timeline.LayerHTTP, Status: 200,
-			Route: "/other", Client: "curl/8.0", Source: 1, Line: int64(shared + i + 1),
+			Route: timeline.Intern("/other"), Client: timeline.Intern("curl/8.0"), Source: 1, Line: int64(shared + i + 1),
 		})
 	}
 	for i := range tl.Sources {

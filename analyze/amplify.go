@@ -37,7 +37,7 @@ func amplify(j *joins) Amplification {
 	a := Amplification{Layers: []LayerStats{}}
 	a.Tasks = int64(len(j.tasks))
 	taskTraffic := a.Tasks > 0
-	inScope := func(c *callUnit) bool { return !taskTraffic || c.task != "" }
+	inScope := func(c *callUnit) bool { return !taskTraffic || c.task != timeline.NoSym }
 
 	// Requests and Billed: the attempts sent for tasks. Without an access
 	// log, the SDK's own attempt counts stand in, one billed attempt per
@@ -54,7 +54,7 @@ func amplify(j *joins) Amplification {
 	}
 	for _, i := range j.http {
 		e := &tl.Events[i]
-		if taskTraffic && e.TaskID == "" && (j.groupOf[i] < 0 || j.groups[j.groupOf[i]].task == "") {
+		if taskTraffic && e.TaskID == timeline.NoSym && (j.groupOf[i] < 0 || j.groups[j.groupOf[i]].task == timeline.NoSym) {
 			continue
 		}
 		a.Requests++
@@ -148,7 +148,7 @@ func countFirstAttempts(j *joins, taskOnly bool) int64 {
 	var n int64
 	for _, i := range j.http {
 		e := &j.tl.Events[i]
-		if e.Attempt == 1 && (!taskOnly || e.TaskID != "") {
+		if e.Attempt == 1 && (!taskOnly || e.TaskID != timeline.NoSym) {
 			n++
 		}
 	}
@@ -160,13 +160,13 @@ func countFirstAttempts(j *joins, taskOnly bool) int64 {
 func mostCommonMaxAttempts(j *joins, taskOnly bool) int {
 	seen := map[int32]int{}
 	for _, i := range j.callEvents {
-		if e := &j.tl.Events[i]; e.MaxAttempts > 0 && (!taskOnly || e.TaskID != "") {
+		if e := &j.tl.Events[i]; e.MaxAttempts > 0 && (!taskOnly || e.TaskID != timeline.NoSym) {
 			seen[e.MaxAttempts]++
 		}
 	}
 	for _, i := range j.http {
 		e := &j.tl.Events[i]
-		if e.MaxAttempts > 0 && (!taskOnly || e.TaskID != "" || (j.groupOf[i] >= 0 && j.groups[j.groupOf[i]].task != "")) {
+		if e.MaxAttempts > 0 && (!taskOnly || e.TaskID != timeline.NoSym || (j.groupOf[i] >= 0 && j.groups[j.groupOf[i]].task != timeline.NoSym)) {
 			seen[e.MaxAttempts]++
 		}
 	}

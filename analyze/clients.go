@@ -158,15 +158,15 @@ func policyFor(sdk, ver string) (sdkPolicy, bool) {
 func clients(tl *timeline.Timeline) []Client {
 	type key struct{ sdk, ver string }
 	byKey := map[key]*Client{}
-	seen := map[string]key{}
+	seen := map[timeline.Sym]key{}
 	for i := range tl.Events {
 		e := &tl.Events[i]
-		if e.Layer != timeline.LayerHTTP || e.Client == "" {
+		if e.Layer != timeline.LayerHTTP || e.Client == timeline.NoSym {
 			continue
 		}
 		k, ok := seen[e.Client]
 		if !ok {
-			sdk, ver := identifyClient(e.Client)
+			sdk, ver := identifyClient(e.Client.String())
 			if sdk == "" {
 				sdk = "unknown"
 			}
@@ -175,7 +175,7 @@ func clients(tl *timeline.Timeline) []Client {
 		}
 		c := byKey[k]
 		if c == nil {
-			c = &Client{UserAgent: e.Client, SDK: k.sdk, Version: k.ver}
+			c = &Client{UserAgent: e.Client.String(), SDK: k.sdk, Version: k.ver}
 			byKey[k] = c
 		}
 		c.Attempts++

@@ -72,6 +72,6 @@ func TestClientsCountsAttempts(t *testing.T) {
 }
 
 func withClient(e timeline.Event, ua string) timeline.Event {
-	e.Client = ua
+	e.Client = timeline.Intern(ua)
 	return e
 }

@@ -14,7 +14,7 @@ func TestRunOnExtremeTimes(t *testing.T) {
 	minT := time.Date(1678, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
 	maxT := time.Date(2261, 12, 31, 0, 0, 0, 0, time.UTC).UnixNano()
 	at := func(ns int64, class timeline.Class, outcome timeline.Outcome) timeline.Event {
-		return timeline.Event{Start: ns, Layer: timeline.LayerHTTP, Class: class, Outcome: outcome, Status: 429, TaskID: "t", RetryAfter: timeline.NoRetryAfter}
+		return timeline.Event{Start: ns, Layer: timeline.LayerHTTP, Class: class, Outcome: outcome, Status: 429, TaskID: timeline.Intern("t"), RetryAfter: timeline.NoRetryAfter}
 	}
 	tests := []struct {
 		name  string

@@ -23,10 +23,10 @@ func eventsFromBytes(data []byte) *timeline.Timeline {
 			e.End = start + int64(d[5])*1e7
 		}
 		if d[4]&7 != 0 {
-			e.TaskID = string(rune('A' + d[4]&7))
+			e.TaskID = timeline.Intern(string(rune('A' + d[4]&7)))
 		}
 		if d[4]&0x38 != 0 {
-			e.CallID = string(rune('a' + (d[4]>>3)&7))
+			e.CallID = timeline.Intern(string(rune('a' + (d[4]>>3)&7)))
 		}
 		e.Attempt = int32(d[5] % 5)
 		e.QueueAttempt = int32(d[5] / 5 % 4)

@@ -87,10 +87,10 @@ func (in incident) build() *timeline.Timeline {
 				}
 				line++
 				e := timeline.Event{Start: trunc(t), End: trunc(end), Layer: timeline.LayerHTTP, Outcome: out,
-					Class: timeline.ClassBatch, Status: statusOf(out), Attempt: int32(a), TaskID: taskID, CallID: callID,
+					Class: timeline.ClassBatch, Status: statusOf(out), Attempt: int32(a), TaskID: timeline.Intern(taskID), CallID: timeline.Intern(callID),
 					RetryAfter: ra, Line: line}
 				if in.wireOnly {
-					e.Attempt, e.TaskID, e.CallID = 0, "", ""
+					e.Attempt, e.TaskID, e.CallID = 0, timeline.NoSym, timeline.NoSym
 				}
 				tl.Events = append(tl.Events, e)
 				t = end + int64(in.retryAfter)
@@ -103,7 +103,7 @@ func (in incident) build() *timeline.Timeline {
 				line++
 				tl.Events = append(tl.Events, timeline.Event{Start: trunc(callStart), End: trunc(end), Layer: timeline.LayerCall,
 					Outcome: out, Class: timeline.ClassBatch, Attempts: int32(in.attempts), QueueAttempt: int32(q + 1),
-					TaskID: taskID, CallID: callID, RetryAfter: timeline.NoRetryAfter, Line: line})
+					TaskID: timeline.Intern(taskID), CallID: timeline.Intern(callID), RetryAfter: timeline.NoRetryAfter, Line: line})
 			}
 			if continueTask {
 				d := int64(in.requeue)
@@ -129,9 +129,9 @@ func (in incident) build() *timeline.Timeline {
 			line++
 			e := timeline.Event{Start: trunc(t), End: trunc(t + int64(in.attemptTime)), Layer: timeline.LayerHTTP,
 				Outcome: timeline.OutcomeOK, Class: timeline.ClassBatch, Status: 200, Attempt: 1,
-				TaskID: fmt.Sprintf("bg-%d", n), CallID: fmt.Sprintf("bg-%d", n), RetryAfter: timeline.NoRetryAfter, Line: line}
+				TaskID: timeline.Intern(fmt.Sprintf("bg-%d", n)), CallID: timeline.Intern(fmt.Sprintf("bg-%d", n)), RetryAfter: timeline.NoRetryAfter, Line: line}
 			if in.wireOnly {
-				e.Attempt, e.TaskID, e.CallID = 0, "", ""
+				e.Attempt, e.TaskID, e.CallID = 0, timeline.NoSym, timeline.NoSym
 			}
 			tl.Events = append(tl.Events, e)
 			if !in.wireOnly {
@@ -176,8 +176,8 @@ func poissonTraffic(rate float64, span time.Duration, seed uint64) *timeline.Tim
 			out = timeline.OutcomeThrottled
 		}
 		tl.Events = append(tl.Events, timeline.Event{Start: t, End: t + 1e8, Layer: timeline.LayerHTTP, Outcome: out,
-			Class: timeline.ClassBatch, Status: statusOf(out), Attempt: 1, TaskID: fmt.Sprintf("t%d", n),
-			CallID: fmt.Sprintf("c%d", n), RetryAfter: timeline.NoRetryAfter, Line: int64(n + 1)})
+			Class: timeline.ClassBatch, Status: statusOf(out), Attempt: 1, TaskID: timeline.Intern(fmt.Sprintf("t%d", n)),
+			CallID: timeline.Intern(fmt.Sprintf("c%d", n)), RetryAfter: timeline.NoRetryAfter, Line: int64(n + 1)})
 	}
 	tl.Sort()
 	return tl

@@ -16,7 +16,7 @@ type attemptGroup struct {
 	// rest, which spares a slice per call on large logs.
 	first, last int
 	n           int
-	task        string
+	task        timeline.Sym
 	class       timeline.Class
 	// callEvent is the matching SDK call event, or -1.
 	callEvent int
@@ -29,7 +29,7 @@ type callUnit struct {
 	attempts     int // 0 when unknown
 	outcome      timeline.Outcome
 	class        timeline.Class
-	task         string
+	task         timeline.Sym
 	queueAttempt int32
 	// group is the attempt group holding this call's HTTP attempts, or -1.
 	group int
@@ -39,7 +39,7 @@ func (c *callUnit) failed() bool { return c.outcome.Failed() }
 
 // queueAttemptUnit is one try at a task by the job runner: the calls it made.
 type queueAttemptUnit struct {
-	task       string
+	task       timeline.Sym
 	number     int32
 	calls      []int // indexes into joins.calls, time-ordered
 	start, end int64
@@ -48,7 +48,7 @@ type queueAttemptUnit struct {
 
 // taskUnit is one unit of work and its queue attempts in order.
 type taskUnit struct {
-	id            string
+	id            timeline.Sym
 	queueAttempts []int // indexes into joins.queueAttempts
 }
 
@@ -69,7 +69,7 @@ type joins struct {
 	// next attempt, or -1.
 	nextAttempt []int32
 	// groupByCallID finds the group of a call id seen on the wire.
-	groupByCallID map[string]int
+	groupByCallID map[timeline.Sym]int
 
 	joinedByCallID, joinedByTaskAttempt int64
 	attemptMethod                       string
@@ -149,14 +149,14 @@ func buildJoins(tl *timeline.Timeline) *joins {
 func (j *joins) joinAttempts() {
 	// Not sized from the attempts: a log without call ids would pay for a
 	// table of millions of empty slots.
-	byID := make(map[string]int, 1024)
+	byID := make(map[timeline.Sym]int, 1024)
 	j.groupByCallID = byID
-	current := make(map[string]int, 1024)
+	current := make(map[timeline.Sym]int, 1024)
 	j.groups = make([]attemptGroup, 0, len(j.http))
 	for _, i := range j.http {
 		e := &j.tl.Events[i]
 		switch {
-		case e.CallID != "":
+		case e.CallID != timeline.NoSym:
 			g, ok := byID[e.CallID]
 			if !ok {
 				g = j.newGroup(e)
@@ -164,7 +164,7 @@ func (j *joins) joinAttempts() {
 			}
 			j.addToGroup(g, i)
 			j.joinedByCallID++
-		case e.TaskID != "" && e.Attempt > 0:
+		case e.TaskID != timeline.NoSym && e.Attempt > 0:
 			g, ok := current[e.TaskID]
 			if !ok || e.Attempt == 1 || e.Attempt <= j.tl.Events[j.groups[g].last].Attempt {
 				g = j.newGroup(e)
@@ -238,7 +238,7 @@ func (j *joins) addToGroup(g, i int) {
 	}
 	gr.n++
 	j.groupOf[i] = int32(g)
-	if gr.task == "" {
+	if gr.task == timeline.NoSym {
 		gr.task = j.tl.Events[i].TaskID
 	}
 }
@@ -266,11 +266,11 @@ func (j *joins) attemptsOf(g int) iter.Seq[int] {
 // outcome is its final attempt's.
 // groupsByRequestID maps the request id of every joined attempt to its
 // group, for call logs that carry the request id rather than a call id.
-func (j *joins) groupsByRequestID() map[string]int {
-	m := map[string]int{}
+func (j *joins) groupsByRequestID() map[timeline.Sym]int {
+	m := map[timeline.Sym]int{}
 	for _, i := range j.http {
 		if g := j.groupOf[i]; g >= 0 {
-			if id := j.tl.Events[i].RequestID; id != "" {
+			if id := j.tl.Events[i].RequestID; id != timeline.NoSym {
 				m[id] = int(g)
 			}
 		}
@@ -288,16 +288,16 @@ func (j *joins) buildCalls() {
 			c := callUnit{start: e.Start, end: eventEnd(e), attempts: int(e.Attempts), outcome: e.Outcome,
 				class: e.Class, task: e.TaskID, queueAttempt: e.QueueAttempt, group: -1}
 			g, ok := j.groupByCallID[e.CallID]
-			if !ok || e.CallID == "" {
+			if !ok || e.CallID == timeline.NoSym {
 				// An SDK log that names the call's last request id (x-request-id)
 				// joins to the attempt group holding that request.
 				g, ok = byRequest[e.RequestID]
-				ok = ok && e.RequestID != ""
+				ok = ok && e.RequestID != timeline.NoSym
 			}
 			if ok {
 				c.group = g
 				j.groups[g].callEvent = i
-				if j.groups[g].task == "" {
+				if j.groups[g].task == timeline.NoSym {
 					j.groups[g].task = e.TaskID
 				}
 				if c.attempts == 0 {
@@ -328,7 +328,7 @@ func (j *joins) warnMissingTasks() {
 	for i := range j.calls {
 		if c := &j.calls[i]; c.class == timeline.ClassBatch {
 			batch++
-			if c.task == "" {
+			if c.task == timeline.NoSym {
 				noTask++
 			}
 		}
@@ -353,7 +353,7 @@ func eventEnd(e *timeline.Event) int64 {
 func (j *joins) buildQueue() {
 	haveNumbers := false
 	for i := range j.calls {
-		if j.calls[i].task != "" && j.calls[i].queueAttempt > 0 {
+		if j.calls[i].task != timeline.NoSym && j.calls[i].queueAttempt > 0 {
 			haveNumbers = true
 			break
 		}
@@ -371,7 +371,7 @@ func (j *joins) buildQueue() {
 	// each queue attempt and the queue attempts of each task are then laid
 	// out in one shared slice apiece (counted first, filled in order), so
 	// that millions of calls cost no allocation of their own.
-	taskIndex := make(map[string]int32, 1024)
+	taskIndex := make(map[timeline.Sym]int32, 1024)
 	var synthetic []int32 // per task: synthetic numbers handed out so far
 	var byNumber map[uint64]int32
 	if haveNumbers {
@@ -386,7 +386,7 @@ func (j *joins) buildQueue() {
 	for ci := range j.calls {
 		c := &j.calls[ci]
 		qaOf[ci] = -1
-		if c.task == "" {
+		if c.task == timeline.NoSym {
 			continue
 		}
 		ti, ok := taskIndex[c.task]

@@ -13,7 +13,7 @@ import (
 func ev(layer timeline.Layer, sec float64, out timeline.Outcome, class timeline.Class, task, call string, attempt int32) timeline.Event {
 	start := genEpoch + int64(sec*1e9)
 	return timeline.Event{Start: start, End: start + 1e8, Layer: layer, Outcome: out, Class: class, Status: statusOf(out),
-		TaskID: task, CallID: call, Attempt: attempt, RetryAfter: timeline.NoRetryAfter}
+		TaskID: timeline.Intern(task), CallID: timeline.Intern(call), Attempt: attempt, RetryAfter: timeline.NoRetryAfter}
 }
 
 const (
@@ -55,7 +55,7 @@ func callIDTimeline() *timeline.Timeline {
 		callLog(62.5, ok, bat, "T2", "c3", 1, 2), callLog(3, ok, ia, "", "c4", 1, 0),
 	}
 	for i := range evs {
-		if evs[i].Layer == h && evs[i].CallID != "" {
+		if evs[i].Layer == h && evs[i].CallID != timeline.NoSym {
 			evs[i].MaxAttempts = 3
 		}
 	}
@@ -243,9 +243,9 @@ func TestCallsJoinByRequestID(t *testing.T) {
 	h := timeline.LayerHTTP
 	a1 := ev(h, 0, thr, bat, "T1", "", 1)
 	a2 := ev(h, 12, ok, bat, "T1", "", 2)
-	a1.RequestID, a2.RequestID = "req_1", "req_2"
+	a1.RequestID, a2.RequestID = timeline.Intern("req_1"), timeline.Intern("req_2")
 	call := callLog(0, ok, bat, "T1", "", 0, 1)
-	call.RequestID = "req_2"
+	call.RequestID = timeline.Intern("req_2")
 	j := buildJoins(build(a1, a2, call))
 	if len(j.calls) != 1 || j.calls[0].group < 0 {
 		t.Fatalf("call not joined to its attempts: %+v", j.calls)

@@ -162,17 +162,17 @@ func (p *albParser) parse(line []byte, e *timeline.Event) string {
 	}
 	e.Status = int32(elbStatus)
 	if !targetAnswered && elbStatus >= 400 {
-		e.ErrorCode = ALBErrorCode
+		e.ErrorCode = timeline.Intern(ALBErrorCode)
 	}
 	if r := p.fields[albRequest]; string(r) != "- - - " && string(r) != "-" {
-		e.Route = p.strs.bytes(routeOfRequest(r))
+		e.Route = p.strs.sym(routeOfRequest(r))
 	}
 	if ua := p.fields[albUserAgent]; string(ua) != "-" && len(ua) > 0 {
-		e.Client = p.strs.bytes(ua)
+		e.Client = p.strs.sym(ua)
 	}
 	if n > albTraceID {
 		if id := p.fields[albTraceID]; string(id) != "-" && len(id) > 0 {
-			e.RequestID = string(id)
+			e.RequestID = timeline.InternBytes(id)
 		}
 	}
 	e.Layer = timeline.LayerHTTP

@@ -225,7 +225,7 @@ func formatLineCases() []lineCase {
 			opt:  Options{LogFormat: `%t "%r" %>s %D "%{User-Agent}i" "%{X-Task-Id}i" "%{Retry-After}o"`},
 			line: `[30/Nov/2026:03:47:30 +0100] "POST /v1/messages?x=1 HTTP/1.1" 429 250000 "sdk/1" "task-1" "3"`,
 			want: []timeline.Event{http(timeline.Event{Start: ns("2026-11-30T02:47:30Z"), End: ns("2026-11-30T02:47:30.25Z"),
-				Status: 429, Outcome: timeline.OutcomeThrottled, Route: "/v1/messages", Client: "sdk/1", TaskID: "task-1",
+				Status: 429, Outcome: timeline.OutcomeThrottled, Route: timeline.Intern("/v1/messages"), Client: timeline.Intern("sdk/1"), TaskID: timeline.Intern("task-1"),
 				RetryAfter: 3 * time.Second})},
 		},
 		{
@@ -247,8 +247,8 @@ func formatLineCases() []lineCase {
 			opt:  Options{Format: "envoy"},
 			line: envoyDefaultLine,
 			want: []timeline.Event{http(timeline.Event{Start: ns("2016-04-15T20:17:00.31Z"), End: ns("2016-04-15T20:17:00.536Z"),
-				Status: 204, Outcome: timeline.OutcomeOK, Route: "/api/v1/locations", Client: "nsq2http",
-				RequestID: "cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2"})},
+				Status: 204, Outcome: timeline.OutcomeOK, Route: timeline.Intern("/api/v1/locations"), Client: timeline.Intern("nsq2http"),
+				RequestID: timeline.Intern("cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2")})},
 		},
 		{
 			name: "Envoy flags on a success only annotate",
@@ -261,7 +261,7 @@ func formatLineCases() []lineCase {
 			opt:  Options{LogFormat: `%START_TIME% %RESPONSE_CODE% %RESPONSE_FLAGS% %REQ(X-ENVOY-ATTEMPT-COUNT)%`},
 			line: `2026-11-30T02:47:30Z 429 RL 3`,
 			want: []timeline.Event{http(timeline.Event{Start: ns("2026-11-30T02:47:30Z"), Status: 429, Attempt: 3,
-				Outcome: timeline.OutcomeThrottled, ErrorCode: "RL"})},
+				Outcome: timeline.OutcomeThrottled, ErrorCode: timeline.Intern("RL")})},
 		},
 		{
 			name: "Envoy upstream retries: N attempts, the last with the final status",
@@ -271,7 +271,7 @@ func formatLineCases() []lineCase {
 				http(timeline.Event{Start: ns("2026-11-30T02:47:30Z"), Attempt: 1, Outcome: timeline.OutcomeRetryable}),
 				http(timeline.Event{Start: ns("2026-11-30T02:47:30Z"), Attempt: 2, Outcome: timeline.OutcomeRetryable}),
 				http(timeline.Event{Start: ns("2026-11-30T02:47:30Z"), End: ns("2026-11-30T02:47:30.9Z"), Attempt: 3,
-					Status: 503, ErrorCode: "URX", Outcome: timeline.OutcomeRetryable}),
+					Status: 503, ErrorCode: timeline.Intern("URX"), Outcome: timeline.OutcomeRetryable}),
 			},
 		},
 		{
@@ -280,9 +280,9 @@ func formatLineCases() []lineCase {
 			line: envoyJSONLine,
 			want: []timeline.Event{
 				http(timeline.Event{Start: ns("2026-11-30T02:47:30.4Z"), Attempt: 1, Outcome: timeline.OutcomeRetryable,
-					Route: "/v1/x", Client: "ua"}),
+					Route: timeline.Intern("/v1/x"), Client: timeline.Intern("ua")}),
 				http(timeline.Event{Start: ns("2026-11-30T02:47:30.4Z"), End: ns("2026-11-30T02:47:31.61Z"), Attempt: 2,
-					Status: 429, ErrorCode: "URX", Outcome: timeline.OutcomeThrottled, Route: "/v1/x", Client: "ua"}),
+					Status: 429, ErrorCode: timeline.Intern("URX"), Outcome: timeline.OutcomeThrottled, Route: timeline.Intern("/v1/x"), Client: timeline.Intern("ua")}),
 			},
 		},
 		{
@@ -290,15 +290,15 @@ func formatLineCases() []lineCase {
 			opt:  Options{Format: "alb"},
 			line: albELB429Line,
 			want: []timeline.Event{http(timeline.Event{Start: ns("2026-11-30T02:47:30.500101Z"), End: ns("2026-11-30T02:47:30.500311Z"),
-				Status: 429, ErrorCode: ALBErrorCode, Outcome: timeline.OutcomeThrottled, Route: "/v1/x", Client: "ua",
-				RequestID: "Root=1-a"})},
+				Status: 429, ErrorCode: timeline.Intern(ALBErrorCode), Outcome: timeline.OutcomeThrottled, Route: timeline.Intern("/v1/x"), Client: timeline.Intern("ua"),
+				RequestID: timeline.Intern("Root=1-a")})},
 		},
 		{
 			name: "ALB without request_creation_time starts at time minus the processing times",
 			opt:  Options{Format: "alb"},
 			line: `http 2026-11-30T02:47:31Z my-lb 1.2.3.4:1 10.0.0.1:80 0.250 0.500 0.250 429 429 0 29 "GET http://h:80/v1/y?q HTTP/1.1" "curl/7.38.0"`,
 			want: []timeline.Event{http(timeline.Event{Start: ns("2026-11-30T02:47:30Z"), End: ns("2026-11-30T02:47:31Z"),
-				Status: 429, Outcome: timeline.OutcomeThrottled, Route: "/v1/y", Client: "curl/7.38.0"})},
+				Status: 429, Outcome: timeline.OutcomeThrottled, Route: timeline.Intern("/v1/y"), Client: timeline.Intern("curl/7.38.0")})},
 		},
 	}
 }

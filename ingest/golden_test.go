@@ -39,8 +39,8 @@ func renderTimeline(tl *timeline.Timeline) string {
 		}
 		fmt.Fprintf(&b, "%d: start=%s end=%s %s %s class=%s status=%d attempt=%d/%d queue_attempt=%d attempts=%d retry_after=%s code=%s route=%s client=%s task=%s call=%s request=%s\n",
 			e.Line, stamp(e.Start), stamp(e.End), e.Layer, e.Outcome, e.Class, e.Status, e.Attempt, e.MaxAttempts,
-			e.QueueAttempt, e.Attempts, ra, opt(e.ErrorCode), opt(e.Route), opt(e.Client), opt(e.TaskID),
-			opt(e.CallID), opt(e.RequestID))
+			e.QueueAttempt, e.Attempts, ra, opt(e.ErrorCode.String()), opt(e.Route.String()), opt(e.Client.String()), opt(e.TaskID.String()),
+			opt(e.CallID.String()), opt(e.RequestID.String()))
 	}
 	for _, s := range tl.Sources {
 		for _, k := range s.Samples {

@@ -299,25 +299,25 @@ func (p *harParser) readEntry(doc []byte, v int, line int64) string {
 	}
 	if x.errorType != nil {
 		code, _, _ := bytes.Cut(x.errorType, []byte{':'})
-		e.ErrorCode = p.strs.bytes(code)
+		e.ErrorCode = p.strs.sym(code)
 	} else if x.failure != nil && e.Status == 0 {
-		e.ErrorCode = p.strs.bytes(x.failure)
+		e.ErrorCode = p.strs.sym(x.failure)
 	}
 	e.Outcome = p.outcomes.classify(e.Status, e.ErrorCode)
 	if x.url != nil {
-		e.Route = p.strs.bytes(pathOnly(x.url))
+		e.Route = p.strs.sym(pathOnly(x.url))
 	}
 	if x.client != nil {
-		e.Client = p.strs.bytes(x.client)
+		e.Client = p.strs.sym(x.client)
 	}
 	if x.task != nil {
-		e.TaskID = p.strs.bytes(x.task)
+		e.TaskID = p.strs.sym(x.task)
 	}
 	if x.call != nil {
-		e.CallID = p.strs.bytes(x.call)
+		e.CallID = p.strs.sym(x.call)
 	}
 	if x.requestID != nil {
-		e.RequestID = p.strs.bytes(x.requestID)
+		e.RequestID = p.strs.sym(x.requestID)
 	}
 	if x.sdkReq != nil {
 		e.Attempt, e.MaxAttempts = parseAmzSDKRequest(x.sdkReq)

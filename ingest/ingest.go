@@ -923,26 +923,35 @@ func (lr *lineReader) read() (line []byte, tooLong bool, err error) {
 }
 
 // interner shares the backing string of values that repeat across lines
-// (routes, user agents, task and call ids). Looking up m[string(b)] does not
-// allocate, so a repeated value costs no allocation at all.
+// (routes, user agents, task and call ids), and remembers their Syms so that
+// a repeated value reaches the process-wide table, and its locks, only once
+// per parser. Looking up m[string(b)] does not allocate, so a repeated value
+// costs no allocation at all.
 type interner struct {
-	m map[string]string
+	m map[string]timeline.Sym
 }
 
-// maxInterned bounds the table: past it, new values are simply copied.
+// maxInterned bounds the local table: past it, new values go straight to
+// the shared one.
 const maxInterned = 1 << 20
 
-func newInterner() *interner { return &interner{m: make(map[string]string, 1024)} }
+func newInterner() *interner { return &interner{m: make(map[string]timeline.Sym, 1024)} }
 
+// sym returns the Sym of b.
+func (in *interner) sym(b []byte) timeline.Sym {
+	if id, ok := in.m[string(b)]; ok {
+		return id
+	}
+	id := timeline.InternBytes(b)
+	if len(in.m) < maxInterned && id != timeline.NoSym {
+		in.m[id.String()] = id
+	}
+	return id
+}
+
+// bytes returns b as a string shared with earlier lines.
 func (in *interner) bytes(b []byte) string {
-	if s, ok := in.m[string(b)]; ok {
-		return s
-	}
-	s := string(b)
-	if len(in.m) < maxInterned {
-		in.m[s] = s
-	}
-	return s
+	return in.sym(b).String()
 }
 
 // outcomeCache memoises timeline.Classify for lines that carry an error
@@ -952,18 +961,18 @@ type outcomeCache map[outcomeKey]timeline.Outcome
 
 type outcomeKey struct {
 	status int32
-	code   string
+	code   timeline.Sym
 }
 
-func (c outcomeCache) classify(status int32, code string) timeline.Outcome {
-	if code == "" {
-		return timeline.Classify(status, code)
+func (c outcomeCache) classify(status int32, code timeline.Sym) timeline.Outcome {
+	if code == timeline.NoSym {
+		return timeline.Classify(status, "")
 	}
 	k := outcomeKey{status, code}
 	if o, ok := c[k]; ok {
 		return o
 	}
-	o := timeline.Classify(status, code)
+	o := timeline.Classify(status, code.String())
 	if len(c) < 4096 {
 		c[k] = o
 	}

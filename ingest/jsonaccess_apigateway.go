@@ -55,10 +55,10 @@ func (p *apiGatewayCLFParser) parse(line []byte, e *timeline.Event) string {
 	e.Status = int32(status)
 	e.RetryAfter = timeline.NoRetryAfter
 	if r := routeOfRequest(t[4].b); len(r) > 0 {
-		e.Route = p.strs.bytes(r)
+		e.Route = p.strs.sym(r)
 	}
-	e.RequestID = string(t[7].b)
-	e.Outcome = p.outcomes.classify(e.Status, "")
+	e.RequestID = timeline.InternBytes(t[7].b)
+	e.Outcome = p.outcomes.classify(e.Status, timeline.NoSym)
 	return ""
 }
 
@@ -144,15 +144,15 @@ func (p *apiGatewayJSONParser) parse(line []byte, e *timeline.Event) string {
 	// resourcePath is the route template (/items/{id}): the better key
 	// for grouping than the concrete path.
 	if b := firstNonNil(js.text(agResourcePath), js.text(agPath)); b != nil {
-		e.Route = p.strs.bytes(pathOnly(b))
+		e.Route = p.strs.sym(pathOnly(b))
 	}
 	if b := js.text(agUserAgent); b != nil {
-		e.Client = p.strs.bytes(b)
+		e.Client = p.strs.sym(b)
 	}
 	if b := firstNonNil(js.text(agErrorType), js.text(agErrorTypeFlat), js.text(agResponseType)); b != nil {
-		e.ErrorCode = p.strs.bytes(b)
+		e.ErrorCode = p.strs.sym(b)
 	}
-	e.RequestID = string(js.text(agRequestID))
+	e.RequestID = timeline.InternBytes(js.text(agRequestID))
 	e.Outcome = p.outcomes.classify(e.Status, e.ErrorCode)
 	return ""
 }

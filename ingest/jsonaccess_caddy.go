@@ -90,7 +90,7 @@ func (p *caddyParser) parse(line []byte, e *timeline.Event) string {
 		return reason
 	}
 	if b := js.text(cdURI); b != nil {
-		e.Route = p.strs.bytes(pathOnly(b))
+		e.Route = p.strs.sym(pathOnly(b))
 	}
 	h := requestHeaders{
 		userAgent: js.text(cdUserAgent), task: firstNonNil(js.text(cdTaskID), js.text(cdJobID)),
@@ -132,16 +132,16 @@ type requestHeaders struct {
 // response was sent, for a Retry-After given as a date.
 func (h *requestHeaders) apply(e *timeline.Event, strs *interner, logged int64) {
 	if h.userAgent != nil {
-		e.Client = strs.bytes(h.userAgent)
+		e.Client = strs.sym(h.userAgent)
 	}
 	if h.task != nil {
-		e.TaskID = strs.bytes(h.task)
+		e.TaskID = strs.sym(h.task)
 	}
 	if h.call != nil {
-		e.CallID = strs.bytes(h.call)
+		e.CallID = strs.sym(h.call)
 	}
 	if h.requestID != nil {
-		e.RequestID = string(h.requestID)
+		e.RequestID = timeline.InternBytes(h.requestID)
 	}
 	if h.sdkRequest != nil {
 		e.Attempt, e.MaxAttempts = parseAmzSDKRequest(h.sdkRequest)
@@ -157,6 +157,6 @@ func (h *requestHeaders) apply(e *timeline.Event, strs *interner, logged int64) 
 		if k := bytes.IndexByte(b, ':'); k >= 0 {
 			b = b[:k]
 		}
-		e.ErrorCode = strs.bytes(b)
+		e.ErrorCode = strs.sym(b)
 	}
 }

@@ -112,7 +112,7 @@ func TestNginxEscapeJSONAsJSONL(t *testing.T) {
 	tl := readWithParser(t, path, input, p)
 	compareGolden(t, renderTimeline(tl), path+".golden")
 	for _, e := range tl.Events {
-		if e.Layer != timeline.LayerHTTP || e.Route != "/v1/chat/completions" || e.Client == "" || e.TaskID == "" || e.End <= e.Start {
+		if e.Layer != timeline.LayerHTTP || e.Route.String() != "/v1/chat/completions" || e.Client == timeline.NoSym || e.TaskID == timeline.NoSym || e.End <= e.Start {
 			t.Errorf("line %d: fields not mapped: %+v", e.Line, e)
 		}
 	}

@@ -302,7 +302,7 @@ func (p *jsonlParser) fill(e *timeline.Event) string {
 		if v.kind != jsonString {
 			return badJSON(r.key, v, "a string")
 		}
-		e.Route = p.strs.bytes(pathOnly(v.b))
+		e.Route = p.strs.sym(pathOnly(v.b))
 	}
 	if e.Client, reason = p.str(jfClient); reason != "" {
 		return reason
@@ -311,7 +311,7 @@ func (p *jsonlParser) fill(e *timeline.Event) string {
 		if v.kind != jsonString && v.kind != jsonNumber {
 			return badJSON(r.key, v, "a string")
 		}
-		e.RequestID = string(v.b)
+		e.RequestID = timeline.InternBytes(v.b)
 	}
 
 	var n int64
@@ -347,20 +347,20 @@ func (p *jsonlParser) fill(e *timeline.Event) string {
 			return badJSON(r.key, v, "ok, success, error, failed or throttled")
 		}
 	}
-	e.Outcome = jsonOutcome(said, e.Status, e.ErrorCode, p.outcomes)
+	e.Outcome = jsonOutcome(said, e.Status, e.ErrorCode.String(), p.outcomes)
 	return ""
 }
 
 // str returns a string field, interned. Numbers are taken as their text.
-func (p *jsonlParser) str(f jsonField) (string, string) {
+func (p *jsonlParser) str(f jsonField) (timeline.Sym, string) {
 	v, r := p.first(f)
 	if v == nil {
-		return "", ""
+		return timeline.NoSym, ""
 	}
 	if v.kind != jsonString && v.kind != jsonNumber {
-		return "", badJSON(r.key, v, "a string")
+		return timeline.NoSym, badJSON(r.key, v, "a string")
 	}
-	return p.strs.bytes(v.b), ""
+	return p.strs.sym(v.b), ""
 }
 
 // count returns a non-negative integer field (number or numeric string),
@@ -462,7 +462,7 @@ func jsonOutcome(said outcomeWord, status int32, code string, outcomes outcomeCa
 	if said == outcomeSaidOK && (status == 0 || status >= 200 && status < 300) {
 		return timeline.OutcomeOK
 	}
-	o := outcomes.classify(status, code)
+	o := outcomes.classify(status, timeline.Intern(code))
 	if said == outcomeSaidError || said == outcomeSaidThrottled {
 		if o == timeline.OutcomeOK || o == timeline.OutcomeUnknown {
 			if said == outcomeSaidThrottled {

@@ -44,12 +44,12 @@ func TestJSONLine(t *testing.T) {
 				`"sdk_retry_count":0,"http_attempts":1,"amz_sdk_invocation_id":"4292ab7c","next":"abandoned","requeue_delay_ms":null}`,
 			want: call(timeline.Event{Start: base + 930e6, End: base + 1489e6, Class: timeline.ClassBatch,
 				Outcome: timeline.OutcomeThrottled, Status: 429, QueueAttempt: 1, Attempts: 1,
-				ErrorCode: "ThrottlingException", TaskID: "task-0196", CallID: "4292ab7c", RequestID: "r1"}),
+				ErrorCode: timeline.Intern("ThrottlingException"), TaskID: timeline.Intern("task-0196"), CallID: timeline.Intern("4292ab7c"), RequestID: timeline.Intern("r1")}),
 		},
 		{
 			name: "nulls are absent; call_id when there is no invocation id",
 			line: `{"ts_start":"2026-11-30T02:47:30Z","task_id":null,"queue_attempt":null,"call_id":"ui-1","amz_sdk_invocation_id":null,"outcome":"ok","http_status":200,"error_code":null}`,
-			want: call(timeline.Event{Start: base, Outcome: timeline.OutcomeOK, Status: 200, CallID: "ui-1"}),
+			want: call(timeline.Event{Start: base, Outcome: timeline.OutcomeOK, Status: 200, CallID: timeline.Intern("ui-1")}),
 		},
 		{
 			name: "epoch seconds with fraction, duration_ms",
@@ -89,13 +89,13 @@ func TestJSONLine(t *testing.T) {
 		{
 			name: "escaped strings are decoded",
 			line: `{"ts":"2026-11-30T02:47:30Z","task":"t\u00e9\"1\\","client":"\ud83d\ude00 sdk","url":"https://h.example/v1/x?y=1"}`,
-			want: call(timeline.Event{Start: base, TaskID: `té"1\`, Client: "😀 sdk", Route: "/v1/x"}),
+			want: call(timeline.Event{Start: base, TaskID: timeline.Intern(`té"1\`), Client: timeline.Intern("😀 sdk"), Route: timeline.Intern("/v1/x")}),
 		},
 		{
 			name: "attempt record, retry_count+1, retry_after_ms, layer",
 			line: `{"ts":"2026-11-30T02:47:30Z","layer":"attempt","retry_count":2,"status_code":429,"retry_after_ms":1500,"x_request_id":"q"}`,
 			want: call(timeline.Event{Start: base, Layer: timeline.LayerHTTP, Attempt: 3, Status: 429,
-				Outcome: timeline.OutcomeThrottled, RetryAfter: 1500 * time.Millisecond, RequestID: "q"}),
+				Outcome: timeline.OutcomeThrottled, RetryAfter: 1500 * time.Millisecond, RequestID: timeline.Intern("q")}),
 		},
 		{
 			name: "retries+1 for attempts, queue layer, class synonyms",
@@ -111,7 +111,7 @@ func TestJSONLine(t *testing.T) {
 		{
 			name: "ok outcome keeps OK despite an earlier attempt's code",
 			line: `{"ts":"2026-11-30T02:47:30Z","outcome":"ok","http_status":200,"error_code":"ThrottlingException","sdk_retry_count":2}`,
-			want: call(timeline.Event{Start: base, Status: 200, ErrorCode: "ThrottlingException", Attempts: 3, Outcome: timeline.OutcomeOK}),
+			want: call(timeline.Event{Start: base, Status: 200, ErrorCode: timeline.Intern("ThrottlingException"), Attempts: 3, Outcome: timeline.OutcomeOK}),
 		},
 		{
 			name: "throttled outcome without status",
@@ -121,19 +121,19 @@ func TestJSONLine(t *testing.T) {
 		{
 			name: "error code decides",
 			line: `{"ts":"2026-11-30T02:47:30Z","outcome":"error","code":"ValidationException","status":400}`,
-			want: call(timeline.Event{Start: base, Status: 400, ErrorCode: "ValidationException", Outcome: timeline.OutcomeNonRetryable}),
+			want: call(timeline.Event{Start: base, Status: 400, ErrorCode: timeline.Intern("ValidationException"), Outcome: timeline.OutcomeNonRetryable}),
 		},
 		{
 			name:   "user mapping overrides detection",
 			fields: map[string]string{"start": "begin", "task": "job.id", "duration_ms": "took", "call": "call_id"},
 			line:   `{"ts":"2000-01-01T00:00:00Z","begin":"2026-11-30T02:47:30Z","job.id":"j1","task_id":"ignored","took":1000,"call_id":"c","amz_sdk_invocation_id":"i"}`,
-			want:   call(timeline.Event{Start: base, End: base + 1e9, TaskID: "j1", CallID: "c"}),
+			want:   call(timeline.Event{Start: base, End: base + 1e9, TaskID: timeline.Intern("j1"), CallID: timeline.Intern("c")}),
 		},
 		{
 			name:   "two fields may share a key",
 			fields: map[string]string{"call": "id", "request": "id"},
 			line:   `{"ts":"2026-11-30T02:47:30Z","id":"x"}`,
-			want:   call(timeline.Event{Start: base, CallID: "x", RequestID: "x"}),
+			want:   call(timeline.Event{Start: base, CallID: timeline.Intern("x"), RequestID: timeline.Intern("x")}),
 		},
 		{
 			name: "negative numbers mean not applicable",

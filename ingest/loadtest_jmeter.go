@@ -107,7 +107,7 @@ func (p *jmeterParser) parse(line []byte, e *timeline.Event) string {
 			// "Non HTTP response code: java.net.SocketTimeoutException":
 			// no response, and the exception is the error.
 			code, _ = bytes.CutPrefix(code, []byte("Non HTTP response code: "))
-			e.ErrorCode = p.strs.bytes(code)
+			e.ErrorCode = p.strs.sym(code)
 		}
 	}
 	route := []byte(nil)
@@ -118,7 +118,7 @@ func (p *jmeterParser) parse(line []byte, e *timeline.Event) string {
 		route = f[c]
 	}
 	if route != nil {
-		e.Route = p.strs.bytes(route)
+		e.Route = p.strs.sym(route)
 	}
 	said := outcomeUnsaid
 	if c := p.col[jmSuccess]; c >= 0 {
@@ -131,6 +131,6 @@ func (p *jmeterParser) parse(line []byte, e *timeline.Event) string {
 			return "bad success " + quoteField(f[c]) + ": want true or false"
 		}
 	}
-	e.Outcome = jsonOutcome(said, e.Status, e.ErrorCode, p.outcomes)
+	e.Outcome = jsonOutcome(said, e.Status, e.ErrorCode.String(), p.outcomes)
 	return ""
 }

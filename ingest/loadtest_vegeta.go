@@ -71,10 +71,10 @@ func (p *vegetaJSONParser) parse(line []byte, e *timeline.Event) string {
 	}
 	e.Layer = timeline.LayerHTTP
 	if b := js.text(vjURL); b != nil {
-		e.Route = p.strs.bytes(pathOnly(b))
+		e.Route = p.strs.sym(pathOnly(b))
 	}
-	e.RequestID = string(firstNonNil(js.text(vjRequestID), js.text(vjAmznRequestID)))
-	e.ErrorCode = vegetaErrorCode(p.strs, e.Status, js.text(vjErrorType), js.text(vjError))
+	e.RequestID = timeline.InternBytes(firstNonNil(js.text(vjRequestID), js.text(vjAmznRequestID)))
+	e.ErrorCode = timeline.Intern(vegetaErrorCode(p.strs, e.Status, js.text(vjErrorType), js.text(vjError)))
 	e.RetryAfter = timeline.NoRetryAfter
 	if b := js.text(vjRetryAfter); b != nil {
 		e.RetryAfter = parseRetryAfter(b, max(e.End, e.Start))
@@ -163,20 +163,20 @@ func (p *vegetaCSVParser) parse(line []byte, e *timeline.Event) string {
 	var errorType []byte
 	if len(f) == 12 {
 		if len(f[vcURL]) > 0 {
-			e.Route = p.strs.bytes(pathOnly(f[vcURL]))
+			e.Route = p.strs.sym(pathOnly(f[vcURL]))
 		}
 		var retryAfter, requestID []byte
 		retryAfter, errorType, requestID = p.wireHeaders(f[vcHeaders])
 		if retryAfter != nil {
 			e.RetryAfter = parseRetryAfter(retryAfter, e.End)
 		}
-		e.RequestID = string(requestID)
+		e.RequestID = timeline.InternBytes(requestID)
 	}
 	var errText []byte
 	if len(f[vcError]) > 0 {
 		errText = f[vcError]
 	}
-	e.ErrorCode = vegetaErrorCode(p.strs, e.Status, errorType, errText)
+	e.ErrorCode = timeline.Intern(vegetaErrorCode(p.strs, e.Status, errorType, errText))
 	e.Outcome = p.outcomes.classify(e.Status, e.ErrorCode)
 	return ""
 }

@@ -29,7 +29,7 @@ type nginxParser struct {
 	// recent is the last value interned per variable: routes and user
 	// agents repeat line after line, and comparing with the last one is
 	// cheaper than hashing for the interner's table.
-	recent [32]string
+	recent [32]recentValue
 
 	// What parse saw of the line's upstream attempts, for parseMulti;
 	// the slices alias the line.
@@ -42,14 +42,21 @@ func newNginxParser(f *logFormat, strs *interner) *nginxParser {
 	return &nginxParser{f: f, strs: strs, outcomes: outcomeCache{}}
 }
 
-// intern returns val as a string shared with earlier lines.
-func (p *nginxParser) intern(k varKind, val []byte) string {
-	if s := p.recent[k&31]; s == string(val) {
-		return s
+// intern returns the Sym of val, comparing it first with the previous
+// line's value of the same variable, which it usually is.
+func (p *nginxParser) intern(k varKind, val []byte) timeline.Sym {
+	if r := &p.recent[k&31]; r.s == string(val) {
+		return r.id
 	}
-	s := p.strs.bytes(val)
-	p.recent[k&31] = s
-	return s
+	id := p.strs.sym(val)
+	p.recent[k&31] = recentValue{s: id.String(), id: id}
+	return id
+}
+
+// recentValue is a variable's value on the previous line.
+type recentValue struct {
+	s  string
+	id timeline.Sym
 }
 
 func (p *nginxParser) format() string { return p.f.family + ":" + p.f.name }
@@ -162,7 +169,7 @@ func (p *nginxParser) parse(line []byte, e *timeline.Event) string {
 				e.Route = p.intern(varRequest, routeOfRequest(val))
 			}
 		case varURI:
-			if !absent && e.Route == "" {
+			if !absent && e.Route == timeline.NoSym {
 				e.Route = p.intern(varURI, pathOnly(val))
 			}
 		case varUserAgent:
@@ -195,8 +202,8 @@ func (p *nginxParser) parse(line []byte, e *timeline.Event) string {
 				e.TaskID = p.intern(varTaskID, val)
 			}
 		case varRequestID:
-			if !absent && len(val) > 0 && e.RequestID == "" {
-				e.RequestID = string(val)
+			if !absent && len(val) > 0 && e.RequestID == timeline.NoSym {
+				e.RequestID = timeline.InternBytes(val)
 			}
 		case varRetryAfter:
 			if !absent && len(val) > 0 {
@@ -266,11 +273,11 @@ func (p *nginxParser) parse(line []byte, e *timeline.Event) string {
 		status = 0
 	}
 	e.Status = status
-	if flags != nil && e.ErrorCode == "" && (status < 200 || status >= 400) {
+	if flags != nil && e.ErrorCode == timeline.NoSym && (status < 200 || status >= 400) {
 		// Envoy's response flags say why a request failed (RL: rate
 		// limited locally, URX: upstream retry limit reached, UO: circuit
 		// breaker overflow). On a success they only annotate.
-		e.ErrorCode = p.strs.bytes(flags)
+		e.ErrorCode = p.strs.sym(flags)
 	}
 	e.Layer = timeline.LayerHTTP
 	e.Outcome = p.outcomes.classify(status, e.ErrorCode)
@@ -365,8 +372,8 @@ func (p *nginxParser) emitUpstreamList(req *timeline.Event, n int, emit func() *
 		if ok && s <= 999 {
 			status = int32(s)
 		}
-		e.Status, e.ErrorCode, e.RetryAfter = status, "", timeline.NoRetryAfter
-		e.Outcome = p.outcomes.classify(status, "")
+		e.Status, e.ErrorCode, e.RetryAfter = status, timeline.NoSym, timeline.NoRetryAfter
+		e.Outcome = p.outcomes.classify(status, timeline.NoSym)
 	}
 }
 
@@ -383,7 +390,7 @@ func emitAttempts(req *timeline.Event, count int32, emit func() *timeline.Event)
 		if i+1 == n {
 			continue
 		}
-		e.End, e.Status, e.ErrorCode, e.RetryAfter = 0, 0, "", timeline.NoRetryAfter
+		e.End, e.Status, e.ErrorCode, e.RetryAfter = 0, 0, timeline.NoSym, timeline.NoRetryAfter
 		e.Outcome = timeline.OutcomeRetryable
 	}
 }

@@ -52,8 +52,8 @@ func nginxLineCases() []nginxLineCase {
 				Start: ns("2026-11-30T02:47:30.998Z"), End: ns("2026-11-30T02:47:31Z"),
 				Layer: timeline.LayerHTTP, Outcome: timeline.OutcomeThrottled, Status: 429,
 				Attempt: 2, MaxAttempts: 3, RetryAfter: timeline.NoRetryAfter,
-				Route: "/model/m%3A0/invoke", Client: "Botocore/1.29.27 Python/3.11.2",
-				TaskID: "task-0022", CallID: "5aaf3621-5a14-4886-ae60-72f60c5f8788",
+				Route: timeline.Intern("/model/m%3A0/invoke"), Client: timeline.Intern("Botocore/1.29.27 Python/3.11.2"),
+				TaskID: timeline.Intern("task-0022"), CallID: timeline.Intern("5aaf3621-5a14-4886-ae60-72f60c5f8788"),
 			},
 		},
 		{
@@ -61,7 +61,7 @@ func nginxLineCases() []nginxLineCase {
 			line: `10.0.0.1 - bob [30/Nov/2026:03:47:30 +0100] "GET /v1/x HTTP/1.1" 200 12 "-" "curl/8"`,
 			want: timeline.Event{
 				Start: ns("2026-11-30T02:47:30Z"), Layer: timeline.LayerHTTP, Outcome: timeline.OutcomeOK,
-				Status: 200, RetryAfter: timeline.NoRetryAfter, Route: "/v1/x", Client: "curl/8",
+				Status: 200, RetryAfter: timeline.NoRetryAfter, Route: timeline.Intern("/v1/x"), Client: timeline.Intern("curl/8"),
 			},
 		},
 		{
@@ -71,8 +71,8 @@ func nginxLineCases() []nginxLineCase {
 			want: timeline.Event{
 				Start: ns("2026-11-30T02:47:31.250Z"), End: ns("2026-11-30T02:47:31.5Z"),
 				Layer: timeline.LayerHTTP, Outcome: timeline.OutcomeThrottled, Status: 429,
-				Attempt: 2, RetryAfter: 2 * time.Second, Route: "/v1/chat/completions",
-				Client: "OpenAI/JS 6.49.0", TaskID: "task-7",
+				Attempt: 2, RetryAfter: 2 * time.Second, Route: timeline.Intern("/v1/chat/completions"),
+				Client: timeline.Intern("OpenAI/JS 6.49.0"), TaskID: timeline.Intern("task-7"),
 			},
 		},
 		{
@@ -99,7 +99,7 @@ func nginxLineCases() []nginxLineCase {
 			line:   `[2026-11-30T03:47:31+01:00] 400 "ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/" r-1`,
 			want: timeline.Event{
 				Start: ns("2026-11-30T02:47:31Z"), Layer: timeline.LayerHTTP, Outcome: timeline.OutcomeThrottled,
-				Status: 400, ErrorCode: "ThrottlingException", RequestID: "r-1", RetryAfter: timeline.NoRetryAfter,
+				Status: 400, ErrorCode: timeline.Intern("ThrottlingException"), RequestID: timeline.Intern("r-1"), RetryAfter: timeline.NoRetryAfter,
 			},
 		},
 		{
@@ -108,7 +108,7 @@ func nginxLineCases() []nginxLineCase {
 			line:   `1796006851.000 rt=1.000 us=502, 429 : 200 urt=0.5, 0.4 : 0.1 ua=10.0.0.1:80, 10.0.0.2:80 x=c-1`,
 			want: timeline.Event{
 				Start: ns("2026-11-30T02:47:30Z"), End: ns("2026-11-30T02:47:31Z"), Layer: timeline.LayerHTTP,
-				Outcome: timeline.OutcomeOK, Status: 200, CallID: "c-1", RetryAfter: timeline.NoRetryAfter,
+				Outcome: timeline.OutcomeOK, Status: 200, CallID: timeline.Intern("c-1"), RetryAfter: timeline.NoRetryAfter,
 			},
 		},
 		{
@@ -117,7 +117,7 @@ func nginxLineCases() []nginxLineCase {
 			line:   `1796006851.000 504 /batch/run?id=3 "job-9" abc`,
 			want: timeline.Event{
 				Start: ns("2026-11-30T02:47:31Z"), Layer: timeline.LayerHTTP, Outcome: timeline.OutcomeRetryable,
-				Status: 504, Route: "/batch/run", TaskID: "job-9", RequestID: "abc", RetryAfter: timeline.NoRetryAfter,
+				Status: 504, Route: timeline.Intern("/batch/run"), TaskID: timeline.Intern("job-9"), RequestID: timeline.Intern("abc"), RetryAfter: timeline.NoRetryAfter,
 			},
 		},
 		{
@@ -126,7 +126,7 @@ func nginxLineCases() []nginxLineCase {
 			line:   `{"t":"1796006851.000","s":"200","ua":"say \"hi\" \\"}`,
 			want: timeline.Event{
 				Start: ns("2026-11-30T02:47:31Z"), Layer: timeline.LayerHTTP, Outcome: timeline.OutcomeOK,
-				Status: 200, Client: `say \"hi\" \\`, RetryAfter: timeline.NoRetryAfter,
+				Status: 200, Client: timeline.Intern(`say \"hi\" \\`), RetryAfter: timeline.NoRetryAfter,
 			},
 		},
 		{
@@ -135,7 +135,7 @@ func nginxLineCases() []nginxLineCase {
 			line:   `[30/Nov/2026:02:47:31 -0130] "-" 400 "a\x22b" -`,
 			want: timeline.Event{
 				Start: ns("2026-11-30T04:17:31Z"), Layer: timeline.LayerHTTP, Outcome: timeline.OutcomeNonRetryable,
-				Status: 400, Client: `a\x22b`, RetryAfter: timeline.NoRetryAfter,
+				Status: 400, Client: timeline.Intern(`a\x22b`), RetryAfter: timeline.NoRetryAfter,
 			},
 		},
 	}

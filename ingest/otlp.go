@@ -393,38 +393,38 @@ func (p *otlpParser) emitSpan() string {
 	switch {
 	case s.amznError != nil:
 		code, _, _ := bytes.Cut(s.amznError, []byte{':'})
-		e.ErrorCode = p.strs.bytes(code)
+		e.ErrorCode = p.strs.sym(code)
 	case s.errorType != nil:
 		if _, numeric := digits(s.errorType); !numeric {
-			e.ErrorCode = p.strs.bytes(s.errorType)
+			e.ErrorCode = p.strs.sym(s.errorType)
 		}
 	}
 	e.Outcome = p.outcomes.classify(status, e.ErrorCode)
 	switch {
 	case s.url != nil:
-		e.Route = p.strs.bytes(pathOnly(s.url))
+		e.Route = p.strs.sym(pathOnly(s.url))
 	case s.path != nil:
-		e.Route = p.strs.bytes(pathOnly(s.path))
+		e.Route = p.strs.sym(pathOnly(s.path))
 	}
 	if s.client != nil {
-		e.Client = p.strs.bytes(s.client)
+		e.Client = p.strs.sym(s.client)
 	}
 	if s.requestID != nil {
-		e.RequestID = p.strs.bytes(s.requestID)
+		e.RequestID = p.strs.sym(s.requestID)
 	}
 	switch {
 	case s.task != nil:
-		e.TaskID = p.strs.bytes(s.task)
+		e.TaskID = p.strs.sym(s.task)
 	case p.resTask != nil:
-		e.TaskID = p.strs.bytes(p.resTask)
+		e.TaskID = p.strs.sym(p.resTask)
 	case s.headerTask != nil:
-		e.TaskID = p.strs.bytes(s.headerTask)
+		e.TaskID = p.strs.sym(s.headerTask)
 	}
 	switch {
 	case len(s.parentID) > 0:
-		e.CallID = p.strs.bytes(s.parentID)
+		e.CallID = p.strs.sym(s.parentID)
 	case len(s.traceID) > 0:
-		e.CallID = p.strs.bytes(s.traceID)
+		e.CallID = p.strs.sym(s.traceID)
 	}
 	return ""
 }

@@ -54,16 +54,16 @@ func TestOTLPSpans(t *testing.T) {
 		want []timeline.Event
 	}{
 		{"attempt 1 without resend_count, call is the parent span", otlpSpanLine(good), []timeline.Event{{
-			Start: 1796006850000000000, End: 1796006850500000000, Status: 429, Attempt: 1, CallID: "s1"}}},
+			Start: 1796006850000000000, End: 1796006850500000000, Status: 429, Attempt: 1, CallID: timeline.Intern("s1")}}},
 		{"resend count, trace id without a parent, value before key", otlpSpanLine(
 			strings.Replace(clientSpan(`{"value":{"intValue":"503"},"key":"http.status_code"}`, intAttr("http.request.resend_count", "2")), `"parentSpanId":"s1"`, `"parentSpanId":""`, 1)),
-			[]timeline.Event{{Start: 1796006850000000000, End: 1796006850500000000, Status: 503, Attempt: 3, CallID: "t1"}}},
+			[]timeline.Event{{Start: 1796006850000000000, End: 1796006850500000000, Status: 503, Attempt: 3, CallID: timeline.Intern("t1")}}},
 		{"retry-after as a plain string, span task id wins over the resource's",
 			strings.Replace(otlpSpanLine(clientSpan(intAttr("http.response.status_code", "429"), strAttr("http.response.header.retry-after", "1.5"), strAttr("task.id", "a"))),
 				`"attributes":[]`, `"attributes":[`+strAttr("task.id", "r")+`]`, 1),
-			[]timeline.Event{{Start: 1796006850000000000, End: 1796006850500000000, Status: 429, Attempt: 1, CallID: "s1", TaskID: "a", RetryAfter: 1500e6}}},
+			[]timeline.Event{{Start: 1796006850000000000, End: 1796006850500000000, Status: 429, Attempt: 1, CallID: timeline.Intern("s1"), TaskID: timeline.Intern("a"), RetryAfter: 1500e6}}},
 		{"server and internal spans are not attempts", otlpSpanLine(strings.Replace(good, `"kind":3`, `"kind":2`, 1), good),
-			[]timeline.Event{{Start: 1796006850000000000, End: 1796006850500000000, Status: 429, Attempt: 1, CallID: "s1"}}},
+			[]timeline.Event{{Start: 1796006850000000000, End: 1796006850500000000, Status: 429, Attempt: 1, CallID: timeline.Intern("s1")}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

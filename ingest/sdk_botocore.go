@@ -265,7 +265,7 @@ func (p *botocoreParser) parse(line []byte, e *timeline.Event) string {
 	}
 	e.Attempt, e.MaxAttempts = c.attempt, c.max
 	e.RetryAfter = timeline.NoRetryAfter
-	e.Route, e.CallID, e.Client = c.route, c.id, "botocore"
+	e.Route, e.CallID, e.Client = timeline.Intern(c.route), timeline.Intern(c.id), timeline.Intern("botocore")
 	c.decided, c.ended, c.lastDecision = true, final, msg
 	return ""
 }
@@ -318,7 +318,7 @@ func (p *botocoreParser) clientError(c *botoCall, ts int64, arg []byte, e *timel
 	if k <= 0 {
 		return "ClientError without an error code"
 	}
-	e.ErrorCode = p.strs.bytes(arg[:k])
+	e.ErrorCode = p.strs.sym(arg[:k])
 	r, ok := bytes.CutPrefix(arg[k+1:], []byte(" when calling the "))
 	if !ok {
 		return `ClientError without "when calling the <operation> operation"`
@@ -329,7 +329,7 @@ func (p *botocoreParser) clientError(c *botoCall, ts int64, arg []byte, e *timel
 	} else {
 		return `ClientError without "when calling the <operation> operation"`
 	}
-	e.Route = p.strs.bytes(op)
+	e.Route = p.strs.sym(op)
 	if v, ok := bytes.CutPrefix(r, []byte(" (reached max retries: ")); ok {
 		n, _ := leadingDecimal(v)
 		if m, ok := digits(n); ok && m < 1<<20 {
@@ -343,13 +343,13 @@ func (p *botocoreParser) clientError(c *botoCall, ts int64, arg []byte, e *timel
 		if c.start != 0 {
 			e.Start = c.start
 		}
-		e.CallID = c.id
+		e.CallID = timeline.Intern(c.id)
 		if e.Attempts == 0 {
 			e.Attempts = c.attempt
 		}
 	}
 	e.RetryAfter = timeline.NoRetryAfter
-	e.Client = "botocore"
+	e.Client = timeline.Intern("botocore")
 	e.Outcome = p.outcomes.classify(0, e.ErrorCode)
 	return ""
 }

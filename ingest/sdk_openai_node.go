@@ -142,7 +142,7 @@ func (p *openaiNodeParser) parse(line []byte, e *timeline.Event) string {
 		}
 		durationMS = w*1e6 + f/1e3
 		tail = r[2:]
-		e.Route = p.strs.bytes(pathOnly(url))
+		e.Route = p.strs.sym(pathOnly(url))
 	}
 	if !hasTime {
 		return skipNoTimestamp
@@ -168,18 +168,18 @@ func (p *openaiNodeParser) parse(line []byte, e *timeline.Event) string {
 			if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
 				v = v[1 : len(v)-1]
 			}
-			e.RequestID = string(v)
+			e.RequestID = timeline.InternBytes(v)
 		}
 	}
 	if first == nil {
 		first = id
 	}
-	e.CallID = p.strs.bytes(first)
+	e.CallID = p.strs.sym(first)
 	if len(p.chains) >= maxChains {
 		clear(p.chains)
 	}
-	n := p.chains[e.CallID] + 1
-	p.chains[e.CallID] = n
+	n := p.chains[e.CallID.String()] + 1
+	p.chains[e.CallID.String()] = n
 	e.Attempt = n
 
 	if cls := bracketBefore(rest, at); cls != nil {
@@ -189,13 +189,13 @@ func (p *openaiNodeParser) parse(line []byte, e *timeline.Event) string {
 	e.Layer = timeline.LayerHTTP
 	e.RetryAfter = timeline.NoRetryAfter
 	e.Status = int32(status)
-	e.ErrorCode = connErr
+	e.ErrorCode = timeline.Intern(connErr)
 	if connErr != "" {
 		e.Start = ts
 		e.Outcome = timeline.OutcomeRetryable
 	} else {
 		e.Start, e.End = ts-durationMS, ts
-		e.Outcome = p.outcomes.classify(e.Status, "")
+		e.Outcome = p.outcomes.classify(e.Status, timeline.NoSym)
 	}
 	if r, ok := cutAfter(tail, "retrying, "); ok {
 		if left, ok := digits(bytes.TrimSuffix(r, []byte(" attempts remaining"))); ok && left < 1<<20 {

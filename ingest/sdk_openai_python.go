@@ -87,8 +87,8 @@ func (p *openaiPythonParser) parse(line []byte, e *timeline.Event) string {
 	e.Layer = timeline.LayerHTTP
 	e.Start = ts
 	e.Status = int32(status)
-	e.Outcome = p.outcomes.classify(e.Status, "")
-	e.Route = p.strs.bytes(pathOnly(url))
+	e.Outcome = p.outcomes.classify(e.Status, timeline.NoSym)
+	e.Route = p.strs.sym(pathOnly(url))
 	e.RetryAfter = timeline.NoRetryAfter
 	return ""
 }

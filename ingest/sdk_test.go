@@ -188,37 +188,37 @@ func TestSDKLines(t *testing.T) {
 			timeline.Event{Start: ns("2026-11-30T02:47:33.228Z"), End: ns("2026-11-30T02:47:33.377Z"),
 				Layer: timeline.LayerHTTP, Outcome: timeline.OutcomeThrottled, Class: timeline.ClassBatch,
 				Status: 429, Attempt: 1, MaxAttempts: 2, RetryAfter: timeline.NoRetryAfter,
-				Route: "/v1/chat/completions", CallID: "log_5a1f2e", RequestID: "req_7c03"},
+				Route: timeline.Intern("/v1/chat/completions"), CallID: timeline.Intern("log_5a1f2e"), RequestID: timeline.Intern("req_7c03")},
 		},
 		{
 			"openai-node", `Nov 30 02:47:36 host node[1]: [log_e4e4f0] connection timed out - retrying, 1 attempts remaining`,
 			timeline.Event{Start: ns("2026-11-30T02:47:36Z"), Layer: timeline.LayerHTTP,
 				Outcome: timeline.OutcomeRetryable, Attempt: 1, MaxAttempts: 2, RetryAfter: timeline.NoRetryAfter,
-				ErrorCode: "connection_timed_out", CallID: "log_e4e4f0"},
+				ErrorCode: timeline.Intern("connection_timed_out"), CallID: timeline.Intern("log_e4e4f0")},
 		},
 		{
 			"openai-python", `2026-08-21 10:15:02,123 - httpx - INFO - HTTP Request: POST https://api.openai.com/v1/chat/completions "HTTP/1.1 429 Too Many Requests"`,
 			timeline.Event{Start: ns("2026-08-21T10:15:02.123Z"), Layer: timeline.LayerHTTP,
 				Outcome: timeline.OutcomeThrottled, Status: 429, RetryAfter: timeline.NoRetryAfter,
-				Route: "/v1/chat/completions"},
+				Route: timeline.Intern("/v1/chat/completions")},
 		},
 		{
 			"botocore", `2026-11-30T02:47:31.000Z ERROR app [task-7] An error occurred (ThrottlingException) when calling the InvokeModel operation (reached max retries: 4): Too many requests`,
 			timeline.Event{Start: ns("2026-11-30T02:47:31Z"), End: ns("2026-11-30T02:47:31Z"),
 				Layer: timeline.LayerCall, Outcome: timeline.OutcomeThrottled, Attempts: 5,
-				RetryAfter: timeline.NoRetryAfter, ErrorCode: "ThrottlingException", Route: "InvokeModel", Client: "botocore"},
+				RetryAfter: timeline.NoRetryAfter, ErrorCode: timeline.Intern("ThrottlingException"), Route: timeline.Intern("InvokeModel"), Client: timeline.Intern("botocore")},
 		},
 		{
 			"botocore", `2026-11-30T02:47:30.997Z DEBUG botocore.retries.standard [task-0137] Retry needed, retrying request after delay of: 0.146`,
 			timeline.Event{Start: ns("2026-11-30T02:47:30.997Z"), End: ns("2026-11-30T02:47:30.997Z"),
 				Layer: timeline.LayerHTTP, Outcome: timeline.OutcomeRetryable, Attempt: 1,
-				RetryAfter: timeline.NoRetryAfter, Client: "botocore", CallID: "task-0137"},
+				RetryAfter: timeline.NoRetryAfter, Client: timeline.Intern("botocore"), CallID: timeline.Intern("task-0137")},
 		},
 		{
 			"aws-js-v3", `{"time":"2026-11-30T02:47:34.25Z","clientName":"C","commandName":"PutItemCommand","metadata":{"httpStatusCode":"503","attempts":3,"requestId":"r\u0031"}}`,
 			timeline.Event{Start: ns("2026-11-30T02:47:34.25Z"), Layer: timeline.LayerCall,
 				Outcome: timeline.OutcomeRetryable, Status: 503, Attempts: 3, RetryAfter: timeline.NoRetryAfter,
-				Route: "PutItem", Client: "C", RequestID: "r1"},
+				Route: timeline.Intern("PutItem"), Client: timeline.Intern("C"), RequestID: timeline.Intern("r1")},
 		},
 	}
 	for _, tt := range tests {
@@ -367,7 +367,7 @@ func TestBotocoreCallSplitting(t *testing.T) {
 	}
 	var gotEvents []got
 	for _, e := range tl.Events {
-		gotEvents = append(gotEvents, got{e.Line, e.CallID, e.Attempt, e.MaxAttempts, e.Start, e.End, e.Outcome})
+		gotEvents = append(gotEvents, got{e.Line, e.CallID.String(), e.Attempt, e.MaxAttempts, e.Start, e.End, e.Outcome})
 	}
 	if fmt.Sprint(gotEvents) != fmt.Sprint(want) {
 		t.Errorf("got  %v\nwant %v", gotEvents, want)
@@ -409,8 +409,8 @@ func attemptsPerCall(tl *timeline.Timeline, class func(*timeline.Event) string) 
 		if e.Layer != timeline.LayerHTTP {
 			continue
 		}
-		perCall[e.CallID]++
-		classOf[e.CallID] = class(e)
+		perCall[e.CallID.String()]++
+		classOf[e.CallID.String()] = class(e)
 	}
 	hist := map[string]map[string]int{}
 	for id, n := range perCall {
@@ -438,12 +438,12 @@ func TestBotocoreTrace(t *testing.T) {
 		if e.Attempt == 1 {
 			firsts++
 		}
-		if e.Start == 0 || e.End < e.Start || e.CallID == "" || !strings.HasPrefix(e.Route, "/model/") {
+		if e.Start == 0 || e.End < e.Start || e.CallID == timeline.NoSym || !strings.HasPrefix(e.Route.String(), "/model/") {
 			t.Fatalf("line %d: %+v", e.Line, *e)
 		}
 	}
 	hist := attemptsPerCall(tl, func(e *timeline.Event) string {
-		if strings.HasPrefix(e.CallID, "ui-") {
+		if strings.HasPrefix(e.CallID.String(), "ui-") {
 			return "interactive"
 		}
 		return "batch"
@@ -474,7 +474,7 @@ func TestOpenAINodeTrace(t *testing.T) {
 		}
 	}
 	for i := range tl.Events {
-		if e := &tl.Events[i]; e.Status != 200 || e.Outcome != timeline.OutcomeOK || e.RequestID == "" || e.Duration() <= 0 {
+		if e := &tl.Events[i]; e.Status != 200 || e.Outcome != timeline.OutcomeOK || e.RequestID == timeline.NoSym || e.Duration() <= 0 {
 			t.Fatalf("line %d: %+v", e.Line, *e)
 		}
 	}

@@ -125,7 +125,7 @@ func TestTraceAccessLogs(t *testing.T) {
 			// The custom format carries the retry headers and the task id.
 			var withTask int64
 			for i, e := range custom.Events {
-				if e.TaskID != "" {
+				if e.TaskID != timeline.NoSym {
 					withTask++
 				}
 				if e.Attempt < 1 || e.Attempt > 3 {
@@ -150,7 +150,7 @@ func TestTraceBotocoreHeaders(t *testing.T) {
 	byAttempt := map[int32]int64{}
 	for _, e := range tl.Events {
 		byAttempt[e.Attempt]++
-		if len(e.CallID) != 36 {
+		if len(e.CallID.String()) != 36 {
 			t.Errorf("line %d: call id %q is not an amz-sdk-invocation-id", e.Line, e.CallID)
 		}
 		if (e.Attempt > 1) != (e.MaxAttempts == 3) {
@@ -172,7 +172,7 @@ func TestTraceCalls(t *testing.T) {
 			type tally struct{ calls, ok, failed, attempts int64 }
 			got := map[string]*tally{"batch": {}, "interactive": {}}
 			for _, e := range tl.Events {
-				if e.Layer != timeline.LayerCall || e.End <= e.Start || e.CallID == "" || e.Attempts < 1 {
+				if e.Layer != timeline.LayerCall || e.End <= e.Start || e.CallID == timeline.NoSym || e.Attempts < 1 {
 					t.Errorf("line %d: %+v", e.Line, e)
 				}
 				g := got[e.Class.String()]
@@ -186,7 +186,7 @@ func TestTraceCalls(t *testing.T) {
 				} else if e.Outcome == timeline.OutcomeOK {
 					g.ok++
 				}
-				if (e.Class == timeline.ClassBatch) != (e.TaskID != "" && e.QueueAttempt >= 1) {
+				if (e.Class == timeline.ClassBatch) != (e.TaskID != timeline.NoSym && e.QueueAttempt >= 1) {
 					t.Errorf("line %d: class %v task %q queue attempt %d", e.Line, e.Class, e.TaskID, e.QueueAttempt)
 				}
 			}

@@ -57,13 +57,13 @@ func TestWriteFormatsReadBack(t *testing.T) {
 	// order of their start.
 	last := map[string]int32{}
 	for _, e := range read[2].Events {
-		if e.CallID == "" {
+		if e.CallID == timeline.NoSym {
 			t.Fatalf("span without a call: %+v", e)
 		}
-		if e.Attempt != last[e.CallID]+1 {
-			t.Fatalf("call %s: attempt %d after %d", e.CallID, e.Attempt, last[e.CallID])
+		if e.Attempt != last[e.CallID.String()]+1 {
+			t.Fatalf("call %s: attempt %d after %d", e.CallID, e.Attempt, last[e.CallID.String()])
 		}
-		last[e.CallID] = e.Attempt
+		last[e.CallID.String()] = e.Attempt
 	}
 	if len(last) != len(out.Calls) {
 		t.Errorf("%d calls in the spans, %d simulated", len(last), len(out.Calls))

@@ -465,9 +465,9 @@ func newEncoder(t *Timeline) (*encoder, error) {
 	e.paths.index = map[string]int32{}
 	for i := range t.Events {
 		ev := &t.Events[i]
-		codes = e.codes.add(codes, ev.ErrorCode)
-		routes = e.routes.add(routes, ev.Route)
-		clients = e.clients.add(clients, ev.Client)
+		codes = e.codes.add(codes, ev.ErrorCode.String())
+		routes = e.routes.add(routes, ev.Route.String())
+		clients = e.clients.add(clients, ev.Client.String())
 	}
 	for i := range t.Sources {
 		paths = e.paths.add(paths, t.Sources[i].Path)
@@ -596,12 +596,12 @@ func (e *encoder) eachBatch(write func(arrow.Record) error) error {
 			} else {
 				retry.Append(int64(ev.RetryAfter))
 			}
-			appendDict(dicts[0], &e.codes, ev.ErrorCode)
-			appendDict(dicts[1], &e.routes, ev.Route)
-			appendDict(dicts[2], &e.clients, ev.Client)
-			appendID(ids[0], ev.TaskID)
-			appendID(ids[1], ev.CallID)
-			appendID(ids[2], ev.RequestID)
+			appendDict(dicts[0], &e.codes, ev.ErrorCode.String())
+			appendDict(dicts[1], &e.routes, ev.Route.String())
+			appendDict(dicts[2], &e.clients, ev.Client.String())
+			appendID(ids[0], ev.TaskID.String())
+			appendID(ids[1], ev.CallID.String())
+			appendID(ids[2], ev.RequestID.String())
 			// An event whose Source is outside Sources is written without a
 			// path; it reads back as "no source" (Source == len(Sources)).
 			if ev.Source >= 0 && int(ev.Source) < len(e.t.Sources) {
@@ -788,6 +788,19 @@ func (d *decoder) addColumns(cols *[numColumns][]arrow.Array, n int) error {
 	parseOutcome := func(s string) uint8 { return uint8(ParseOutcome(s)) }
 	parseClass := func(s string) uint8 { return uint8(ParseClass(s)) }
 
+	// Rows repeat the row before's strings (one route, one client, a
+	// call's id on each of its attempts), so each column remembers its last
+	// Sym and interns only on a change.
+	var lastStr [numColumns]string
+	var lastSym [numColumns]Sym
+	sym := func(c int, i int) Sym {
+		s := d.strs[c][i]
+		if s != lastStr[c] {
+			lastStr[c], lastSym[c] = s, Intern(s)
+		}
+		return lastSym[c]
+	}
+
 	start := len(d.events)
 	d.events = slices.Grow(d.events, n)[:start+n]
 	batch := d.events[start:]
@@ -804,12 +817,12 @@ func (d *decoder) addColumns(cols *[numColumns][]arrow.Array, n int) error {
 		ev.QueueAttempt = int32(d.ints[colQueueAttempt][i])
 		ev.Attempts = int32(d.ints[colAttempts][i])
 		ev.RetryAfter = time.Duration(d.ints[colRetryAfter][i])
-		ev.ErrorCode = d.strs[colErrorCode][i]
-		ev.Route = d.strs[colRoute][i]
-		ev.Client = d.strs[colClient][i]
-		ev.TaskID = d.strs[colTaskID][i]
-		ev.CallID = d.strs[colCallID][i]
-		ev.RequestID = d.strs[colRequestID][i]
+		ev.ErrorCode = sym(colErrorCode, i)
+		ev.Route = sym(colRoute, i)
+		ev.Client = sym(colClient, i)
+		ev.TaskID = sym(colTaskID, i)
+		ev.CallID = sym(colCallID, i)
+		ev.RequestID = sym(colRequestID, i)
 		ev.Source = d.sourceIndex(d.strs[colSource][i])
 		ev.Line = d.ints[colLine][i]
 	}

@@ -41,8 +41,8 @@ func fullEvent() timeline.Event {
 		Layer: timeline.LayerHTTP, Outcome: timeline.OutcomeThrottled, Class: timeline.ClassBatch,
 		Status: 429, Attempt: 2, MaxAttempts: 3, QueueAttempt: 4, Attempts: 3,
 		RetryAfter: 84 * time.Second,
-		ErrorCode:  "ThrottlingException", Route: "/model/invoke", Client: "Boto3/1.34.0 botocore/1.34.0",
-		TaskID: "task-1", CallID: "call-1", RequestID: "req-1",
+		ErrorCode:  timeline.Intern("ThrottlingException"), Route: timeline.Intern("/model/invoke"), Client: timeline.Intern("Boto3/1.34.0 botocore/1.34.0"),
+		TaskID: timeline.Intern("task-1"), CallID: timeline.Intern("call-1"), RequestID: timeline.Intern("req-1"),
 		Source: 1, Line: 42,
 	}
 }
@@ -70,17 +70,17 @@ func manyEvents(n int) []timeline.Event {
 			e.RetryAfter = time.Duration(i%90) * time.Second
 		}
 		if i%5 == 2 {
-			e.ErrorCode = "ThrottlingException"
+			e.ErrorCode = timeline.Intern("ThrottlingException")
 		}
-		e.Route = fmt.Sprintf("/route/%d", i%13)
+		e.Route = timeline.Intern(fmt.Sprintf("/route/%d", i%13))
 		if i%11 == 0 {
-			e.Route = ""
+			e.Route = timeline.NoSym
 		}
-		e.Client = []string{"", "boto3", "aws-sdk-go-v2"}[i%3]
-		e.TaskID = fmt.Sprintf("task-%d", i/6)
-		e.CallID = fmt.Sprintf("call-%d", i/3)
+		e.Client = timeline.Intern([]string{"", "boto3", "aws-sdk-go-v2"}[i%3])
+		e.TaskID = timeline.Intern(fmt.Sprintf("task-%d", i/6))
+		e.CallID = timeline.Intern(fmt.Sprintf("call-%d", i/3))
 		if i%2 == 0 {
-			e.RequestID = fmt.Sprintf("req-%08x", i)
+			e.RequestID = timeline.Intern(fmt.Sprintf("req-%08x", i))
 		}
 		e.Source = int32(i % 2)
 		e.Line = int64(i + 1)
@@ -101,10 +101,10 @@ func TestRoundTrip(t *testing.T) {
 	zeroRetry := absent
 	zeroRetry.RetryAfter = 0
 	unicode := fullEvent()
-	unicode.Route = "/модель/调用/🚀"
-	unicode.Client = "клиент \"quoted\"\ttab"
-	unicode.ErrorCode = "Ошибка"
-	unicode.TaskID = "задача-１"
+	unicode.Route = timeline.Intern("/модель/调用/🚀")
+	unicode.Client = timeline.Intern("клиент \"quoted\"\ttab")
+	unicode.ErrorCode = timeline.Intern("Ошибка")
+	unicode.TaskID = timeline.Intern("задача-１")
 	negative := absent
 	negative.Start = -int64(time.Hour)
 
@@ -598,9 +598,9 @@ func TestReadRewrittenFile(t *testing.T) {
 	want := []timeline.Event{
 		{Start: 1_700_000_000_000_000_000, End: 1_700_000_000_500_000_000, Layer: timeline.LayerHTTP, Outcome: timeline.OutcomeThrottled,
 			Class: timeline.ClassBatch, Status: 429, Attempt: 2, MaxAttempts: 3, RetryAfter: 12 * time.Second,
-			ErrorCode: "ThrottlingException", Route: "/invoke", TaskID: "t1", CallID: "c1", RequestID: "r1", Source: 0, Line: 1},
+			ErrorCode: timeline.Intern("ThrottlingException"), Route: timeline.Intern("/invoke"), TaskID: timeline.Intern("t1"), CallID: timeline.Intern("c1"), RequestID: timeline.Intern("r1"), Source: 0, Line: 1},
 		{Start: 1_700_000_001_000_000_000, Layer: timeline.LayerCall, Outcome: timeline.OutcomeOK, Attempts: 3,
-			RetryAfter: timeline.NoRetryAfter, Route: "/invoke", TaskID: "t1", CallID: "c1", Source: 1, Line: 2},
+			RetryAfter: timeline.NoRetryAfter, Route: timeline.Intern("/invoke"), TaskID: timeline.Intern("t1"), CallID: timeline.Intern("c1"), Source: 1, Line: 2},
 	}
 	if !reflect.DeepEqual(got.Events, want) {
 		t.Errorf("events:\n got %+v\nwant %+v", got.Events, want)

@@ -99,24 +99,30 @@ func (r ClassRule) String() string {
 	return r.Class.String() + "=" + r.Field + ":" + r.Substr
 }
 
-func (r ClassRule) matches(e *Event) bool {
-	var v string
+// field returns the Sym the rule looks in; ok is false for a "task" rule
+// with no substring, which asks only whether there is a task id.
+func (r ClassRule) field(e *Event) (v Sym, ok bool) {
 	switch r.Field {
 	case "route":
-		v = e.Route
+		return e.Route, true
 	case "client":
-		v = e.Client
+		return e.Client, true
 	case "task":
-		if r.Substr == "" {
-			return e.TaskID != ""
-		}
-		v = e.TaskID
+		return e.TaskID, r.Substr != ""
 	case "call":
-		v = e.CallID
+		return e.CallID, true
 	case "code":
-		v = e.ErrorCode
+		return e.ErrorCode, true
 	}
-	return v != "" && strings.Contains(v, r.Substr)
+	return NoSym, true
+}
+
+func (r ClassRule) matches(e *Event) bool {
+	v, ok := r.field(e)
+	if !ok {
+		return e.TaskID != NoSym
+	}
+	return v != NoSym && strings.Contains(v.String(), r.Substr)
 }
 
 // DefaultClassRules are used when the user gives none: routes that name their
@@ -132,14 +138,33 @@ var DefaultClassRules = []ClassRule{
 // (explicit classes from an SDK log's own field are kept). The first matching
 // rule wins; unmatched events become interactive.
 func ApplyClassRules(t *Timeline, rules []ClassRule, override bool) {
+	// A rule's answer depends only on one Sym, and logs repeat a few routes
+	// and clients millions of times: each answer is worked out once.
+	memo := make([]map[Sym]bool, len(rules))
 	for i := range t.Events {
 		e := &t.Events[i]
 		if e.Class != ClassUnknown && !override {
 			continue
 		}
 		e.Class = ClassInteractive
-		for _, r := range rules {
-			if r.matches(e) {
+		for k, r := range rules {
+			v, ok := r.field(e)
+			var hit bool
+			if !ok {
+				hit = e.TaskID != NoSym
+			} else if v != NoSym {
+				var known bool
+				if hit, known = memo[k][v]; !known {
+					hit = r.matches(e)
+					if memo[k] == nil {
+						memo[k] = map[Sym]bool{}
+					}
+					if len(memo[k]) < 1<<16 {
+						memo[k][v] = hit
+					}
+				}
+			}
+			if hit {
 				e.Class = r.Class
 				break
 			}

@@ -116,16 +116,21 @@ const NoRetryAfter time.Duration = -1
 
 // Event is one observation: an attempt, a call or a queue attempt.
 // Zero values mean "the log did not say".
+//
+// An Event holds no pointers (strings are Syms), so that a timeline of
+// millions of them is one block the garbage collector never reads. Fields
+// are ordered largest first so that none is padded.
 type Event struct {
 	// Start is when the observed unit began (request arrival, call start), in
 	// Unix nanoseconds UTC.
 	Start int64
 	// End is when it finished, or 0 when the log has only one timestamp.
 	End int64
+	// RetryAfter is the server's retry-after, or NoRetryAfter.
+	RetryAfter time.Duration
+	// Line is 1-based within the file Source names.
+	Line int64
 
-	Layer   Layer
-	Outcome Outcome
-	Class   Class
 	// Status is the HTTP status, 0 when unknown.
 	Status int32
 	// Attempt is the 1-based attempt number within its call.
@@ -137,20 +142,20 @@ type Event struct {
 	QueueAttempt int32
 	// Attempts is, on a call event, how many attempts the SDK reported making.
 	Attempts int32
-	// RetryAfter is the server's retry-after, or NoRetryAfter.
-	RetryAfter time.Duration
-
-	ErrorCode string
-	Route     string
-	// Client is the User-Agent or SDK name.
-	Client    string
-	TaskID    string
-	CallID    string
-	RequestID string
-
-	// Source indexes Timeline.Sources; Line is 1-based within that file.
+	// Source indexes Timeline.Sources.
 	Source int32
-	Line   int64
+
+	ErrorCode Sym
+	Route     Sym
+	// Client is the User-Agent or SDK name.
+	Client    Sym
+	TaskID    Sym
+	CallID    Sym
+	RequestID Sym
+
+	Layer   Layer
+	Outcome Outcome
+	Class   Class
 }
 
 // Time returns Start as a time.Time in UTC.

@@ -32,7 +32,7 @@ func randomEvents(r *rand.Rand, n, sources int, bigLines bool) []Event {
 		if bigLines && r.IntN(4) == 0 {
 			line += 1 << 50
 		}
-		events[i] = Event{Start: int64(r.IntN(n/3 + 1)), Source: int32(r.IntN(sources)), Line: line, Attempt: int32(i), Route: "r"}
+		events[i] = Event{Start: int64(r.IntN(n/3 + 1)), Source: int32(r.IntN(sources)), Line: line, Attempt: int32(i), Route: Intern("r")}
 	}
 	return events
 }

@@ -23,12 +23,12 @@ func RetriedNonRetryable(tl *timeline.Timeline) []analyze.RetriedError {
 		if e.Layer != timeline.LayerHTTP {
 			continue
 		}
-		key := "task " + e.TaskID
-		if e.TaskID == "" {
-			if e.CallID == "" {
+		key := "task " + e.TaskID.String()
+		if e.TaskID == timeline.NoSym {
+			if e.CallID == timeline.NoSym {
 				continue
 			}
-			key = "call " + e.CallID
+			key = "call " + e.CallID.String()
 		}
 		if _, ok := groups[key]; !ok {
 			keys = append(keys, key)
@@ -87,8 +87,8 @@ func RetriedNonRetryable(tl *timeline.Timeline) []analyze.RetriedError {
 }
 
 func codeOf(e *timeline.Event) string {
-	if e.ErrorCode != "" {
-		return e.ErrorCode
+	if e.ErrorCode != timeline.NoSym {
+		return e.ErrorCode.String()
 	}
 	return fmt.Sprintf("HTTP %d", e.Status)
 }

@@ -434,9 +434,9 @@ func cmpInt(a, b int64) int {
 }
 
 func distinctTasks(batch []*timeline.Event) int {
-	seen := map[string]bool{}
+	seen := map[timeline.Sym]bool{}
 	for _, e := range batch {
-		if e.TaskID != "" {
+		if e.TaskID != timeline.NoSym {
 			seen[e.TaskID] = true
 		}
 	}
@@ -444,10 +444,10 @@ func distinctTasks(batch []*timeline.Event) int {
 }
 
 func maxAttemptsPerTask(batch []*timeline.Event) int64 {
-	per := map[string]int64{}
+	per := map[timeline.Sym]int64{}
 	var top int64
 	for _, e := range batch {
-		if e.TaskID != "" {
+		if e.TaskID != timeline.NoSym {
 			per[e.TaskID]++
 			top = max(top, per[e.TaskID])
 		}
