@@ -33,6 +33,11 @@ const (
 // first source of HTTP attempts, else the first source), the offset of its
 // clock from the reference's. It is a pure function of the timeline.
 func EstimateClocks(tl *timeline.Timeline) []ClockOffset {
+	if len(tl.Sources) < 2 {
+		// One log has no other clock to compare with; collecting its
+		// millions of start times would be for nothing.
+		return []ClockOffset{}
+	}
 	starts, whole := sourceStarts(tl)
 	ref := referenceSource(tl, starts)
 	out := []ClockOffset{}
@@ -80,6 +85,18 @@ func sourceStarts(tl *timeline.Timeline) (starts [][]int64, wholeSeconds []bool)
 		if int(e.Source) < len(hasNumbers) && e.Layer == timeline.LayerHTTP && e.Attempt > 0 {
 			hasNumbers[e.Source] = true
 		}
+	}
+	// Each source's starts are sized by a counting pass, so that millions
+	// of them are not copied by doubling.
+	sizes := make([]int, len(tl.Sources))
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		if s := int(e.Source); s < len(sizes) && !(e.Layer == timeline.LayerHTTP && hasNumbers[s] && e.Attempt != 1) {
+			sizes[s]++
+		}
+	}
+	for s, n := range sizes {
+		starts[s] = make([]int64, 0, n)
 	}
 	wholeSeconds = make([]bool, len(tl.Sources))
 	subSecond := make([]bool, len(tl.Sources))

@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -59,6 +60,9 @@ func pickSeries(j *joins) series {
 	}
 	if numbered {
 		s.name = prefix + " call starts (first attempts)"
+		// Sized for the worst case: capacity never written is never
+		// touched, while growing by doubling copies and touches it all.
+		s.times = make([]int64, 0, len(j.http))
 		for _, i := range j.http {
 			if e := &tl.Events[i]; keep(e.Class) && e.Attempt == 1 {
 				s.times = append(s.times, e.Start)
@@ -68,6 +72,7 @@ func pickSeries(j *joins) series {
 	}
 	if j.callsFromLog {
 		s.name = prefix + " call starts (SDK log)"
+		s.times = make([]int64, 0, len(j.calls))
 		for i := range j.calls {
 			if keep(j.calls[i].class) {
 				s.times = append(s.times, j.calls[i].start)
@@ -79,17 +84,19 @@ func pickSeries(j *joins) series {
 	}
 	if j.joinedByCallID > 0 {
 		s.name = prefix + " call starts (first attempt per call id)"
+		s.times = make([]int64, 0, len(j.groups))
 		for g := range j.groups {
 			if keep(j.groups[g].class) {
 				s.times = append(s.times, tl.Events[j.groups[g].first].Start)
 			}
 		}
-		sort.Slice(s.times, func(a, b int) bool { return s.times[a] < s.times[b] })
+		slices.Sort(s.times)
 		if len(s.times) > 0 {
 			return s
 		}
 	}
 	s.name = prefix + " attempts"
+	s.times = make([]int64, 0, len(j.http))
 	for _, i := range j.http {
 		if e := &tl.Events[i]; keep(e.Class) {
 			s.times = append(s.times, e.Start)
@@ -968,7 +975,9 @@ func (d *delaySample) stats() DelayStats {
 	if len(d.gaps) == 0 {
 		return ds
 	}
-	sorted := append([]float64(nil), d.gaps...)
+	// Sorted in place: the gaps are not read again, and a copy of millions
+	// of them would be fresh memory.
+	sorted := d.gaps
 	sort.Float64s(sorted)
 	ds.Mean, ds.Sigma = meanSigma(sorted)
 	ds.P50 = percentileSorted(sorted, 0.5)
@@ -1002,7 +1011,8 @@ const (
 // runner's gap between a failed queue attempt and the next one.
 func measureDelays(j *joins) []DelayStats {
 	tl := j.tl
-	ra := delaySample{kind: kindRetryAfter}
+	// Each sample is sized for its worst case up front (see pickSeries).
+	ra := delaySample{kind: kindRetryAfter, gaps: make([]float64, 0, len(j.http))}
 	for _, i := range j.http {
 		if e := &tl.Events[i]; e.RetryAfter > 0 {
 			ra.gaps = append(ra.gaps, e.RetryAfter.Seconds())
@@ -1015,7 +1025,7 @@ func measureDelays(j *joins) []DelayStats {
 			}
 		}
 	}
-	sdk := delaySample{kind: kindSDKDelay, coarse: true}
+	sdk := delaySample{kind: kindSDKDelay, coarse: true, gaps: make([]float64, 0, len(j.http))}
 	for g := range j.groups {
 		prev := -1
 		for i := range j.attemptsOf(g) {
@@ -1025,7 +1035,7 @@ func measureDelays(j *joins) []DelayStats {
 			prev = i
 		}
 	}
-	rq := delaySample{kind: kindRequeue, coarse: true}
+	rq := delaySample{kind: kindRequeue, coarse: true, gaps: make([]float64, 0, len(j.queueAttempts))}
 	for _, t := range j.tasks {
 		for k := 1; k < len(t.queueAttempts); k++ {
 			prev, next := &j.queueAttempts[t.queueAttempts[k-1]], &j.queueAttempts[t.queueAttempts[k]]
