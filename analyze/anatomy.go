@@ -188,7 +188,7 @@ func bucketTimes(j *joins, spans []waveSpan) (emptyAfter, emptyFor, refill *floa
 // relative to the wave windows; nil without interactive attempts.
 func interactiveImpact(j *joins, spans []waveSpan) *InteractiveImpact {
 	tl := j.tl
-	var inter []int
+	var inter []int32
 	var t0, t1 int64
 	for k, i := range j.http {
 		e := &tl.Events[i]
@@ -284,7 +284,7 @@ func interactiveImpact(j *joins, spans []waveSpan) *InteractiveImpact {
 // recovery slides a recoveryWindow-second window forward one second at a
 // time from end; the first window holding interactive attempts throttled at
 // no more than limit marks the recovery.
-func recovery(tl *timeline.Timeline, inter []int, end, logEnd int64, limit float64) (float64, bool) {
+func recovery(tl *timeline.Timeline, inter []int32, end, logEnd int64, limit float64) (float64, bool) {
 	step, width := int64(1e9), int64(recoveryWindow*1e9)
 	for t := end; t <= logEnd; t += step {
 		var n, thr int

@@ -14,12 +14,14 @@ import (
 type attemptGroup struct {
 	// first and last index Timeline.Events; joins.nextAttempt chains the
 	// rest, which spares a slice per call on large logs.
-	first, last int
-	n           int
+	// Indexes are int32, as in joins.groupOf, so that millions of groups
+	// take 20 bytes each.
+	first, last int32
+	n           int32
 	task        timeline.Sym
-	class       timeline.Class
 	// callEvent is the matching SDK call event, or -1.
-	callEvent int
+	callEvent int32
+	class     timeline.Class
 }
 
 // callUnit is one call, from the SDK log when there is one, else from an
@@ -59,7 +61,7 @@ type joins struct {
 
 	// http and callEvents index Timeline.Events by layer. Queue-layer
 	// events are not read: queue attempts come from the calls' numbers.
-	http, callEvents []int
+	http, callEvents []int32
 
 	groups []attemptGroup
 	// groupOf maps an event index to its attempt group, -1 when unjoined or
@@ -120,7 +122,7 @@ func buildJoins(tl *timeline.Timeline) *joins {
 	j := &joins{tl: tl, groupOf: make([]int32, len(tl.Events)), nextAttempt: make([]int32, len(tl.Events))}
 	// Room for every event: capacity that is never written costs no memory
 	// on the machine, while growing by doubling copies the slice each time.
-	j.http = make([]int, 0, len(tl.Events))
+	j.http = make([]int32, 0, len(tl.Events))
 	attemptSources := attemptObservers(tl)
 	for i := range tl.Events {
 		e := &tl.Events[i]
@@ -129,10 +131,10 @@ func buildJoins(tl *timeline.Timeline) *joins {
 		switch e.Layer {
 		case timeline.LayerHTTP:
 			if attemptSources[e.Source] {
-				j.http = append(j.http, i)
+				j.http = append(j.http, int32(i))
 			}
 		case timeline.LayerCall:
-			j.callEvents = append(j.callEvents, i)
+			j.callEvents = append(j.callEvents, int32(i))
 		}
 	}
 	j.joinAttempts()
@@ -211,7 +213,7 @@ func (j *joins) newGroup(e *timeline.Event) int {
 	return len(j.groups) - 1
 }
 
-func (j *joins) addToGroup(g, i int) {
+func (j *joins) addToGroup(g int, i int32) {
 	gr := &j.groups[g]
 	switch {
 	case gr.n == 0:
@@ -221,19 +223,19 @@ func (j *joins) addToGroup(g, i int) {
 		// Whole-second log times can put a fast retry's start ahead of the
 		// throttled attempt it retried; the wire's attempt number is the
 		// truth, so link the attempt in by it.
-		prev := -1
-		for k := gr.first; k >= 0 && !j.attemptBefore(i, k); k = int(j.nextAttempt[k]) {
+		prev := int32(-1)
+		for k := gr.first; k >= 0 && !j.attemptBefore(i, k); k = j.nextAttempt[k] {
 			prev = k
 		}
 		if prev < 0 {
-			j.nextAttempt[i] = int32(gr.first)
+			j.nextAttempt[i] = gr.first
 			gr.first = i
 		} else {
 			j.nextAttempt[i] = j.nextAttempt[prev]
-			j.nextAttempt[prev] = int32(i)
+			j.nextAttempt[prev] = i
 		}
 	default:
-		j.nextAttempt[gr.last] = int32(i)
+		j.nextAttempt[gr.last] = i
 		gr.last = i
 	}
 	gr.n++
@@ -245,7 +247,7 @@ func (j *joins) addToGroup(g, i int) {
 
 // attemptBefore reports whether attempt a carries a smaller attempt number
 // than attempt b; without numbers on both, time order stands.
-func (j *joins) attemptBefore(a, b int) bool {
+func (j *joins) attemptBefore(a, b int32) bool {
 	ea, eb := &j.tl.Events[a], &j.tl.Events[b]
 	return ea.Attempt > 0 && eb.Attempt > 0 && ea.Attempt < eb.Attempt
 }
@@ -253,8 +255,8 @@ func (j *joins) attemptBefore(a, b int) bool {
 // attemptsOf yields the event indexes of group g's attempts in time order.
 func (j *joins) attemptsOf(g int) iter.Seq[int] {
 	return func(yield func(int) bool) {
-		for i := j.groups[g].first; i >= 0; i = int(j.nextAttempt[i]) {
-			if !yield(i) {
+		for i := j.groups[g].first; i >= 0; i = j.nextAttempt[i] {
+			if !yield(int(i)) {
 				return
 			}
 		}
@@ -301,7 +303,7 @@ func (j *joins) buildCalls() {
 					j.groups[g].task = e.TaskID
 				}
 				if c.attempts == 0 {
-					c.attempts = j.groups[g].n
+					c.attempts = int(j.groups[g].n)
 				}
 			}
 			j.calls = append(j.calls, c)
@@ -313,7 +315,7 @@ func (j *joins) buildCalls() {
 	for g := range j.groups {
 		gr := &j.groups[g]
 		first, last := &j.tl.Events[gr.first], &j.tl.Events[gr.last]
-		j.calls = append(j.calls, callUnit{start: first.Start, end: eventEnd(last), attempts: gr.n,
+		j.calls = append(j.calls, callUnit{start: first.Start, end: eventEnd(last), attempts: int(gr.n),
 			outcome: last.Outcome, class: gr.class, task: gr.task, group: g})
 	}
 	// Groups were opened in time order of their first attempt, so calls are

@@ -13,7 +13,7 @@ func Reconcile(tl *timeline.Timeline) Reconciliation {
 	return reconcile(buildJoins(tl))
 }
 
-func httpSide(tl *timeline.Timeline, idx []int, keep func(*timeline.Event) bool) HTTPSide {
+func httpSide(tl *timeline.Timeline, idx []int32, keep func(*timeline.Event) bool) HTTPSide {
 	var h HTTPSide
 	for _, i := range idx {
 		e := &tl.Events[i]
