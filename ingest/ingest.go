@@ -214,6 +214,7 @@ func readParts(r io.Reader, name string, opt Options, sizeHint int64, workers in
 	}
 	if sizeHint > 0 {
 		t.Events = make([]timeline.Event, 0, eventsFor(sizeHint, prefix))
+		adviseHugePages(t.Events[:cap(t.Events)])
 	}
 	s := &t.Sources[0]
 	lines = &s.Lines

@@ -98,6 +98,7 @@ func ReadFileParts(path string, opt Options, workers int) (timeline.Source, []ti
 		windows[i+1] = windows[i] + eventsFor(bounds[i+1]-bounds[i], prefix)
 	}
 	all := make([]timeline.Event, windows[len(pieces)])
+	adviseHugePages(all)
 	errs := make([]error, len(pieces))
 	var wg sync.WaitGroup
 	for i := range pieces {
@@ -260,6 +261,7 @@ func parseBlocks(r *bufio.Reader, path string, p splitter, prefix []byte, compre
 	var windows []int64 // start of each block's window, then the end of the last
 	if total > 0 {
 		all = make([]timeline.Event, 0, eventsFor(total, prefix))
+		adviseHugePages(all[:cap(all)])
 		windows = []int64{0}
 	}
 	// window hands out the next window for a block of n bytes, while they
