@@ -431,7 +431,27 @@ type encoder struct {
 	schema *arrow.Schema
 
 	layerDict, outcomeDict, classDict arrow.Array
-	codes, routes, clients, paths     stringMemo
+	codes, routes, clients            symMemo
+	paths                             stringMemo
+}
+
+// symMemo assigns dictionary indexes to distinct Syms other than NoSym, in
+// order of first appearance, as stringMemo does to strings; keying by Sym
+// spares hashing every row's string.
+type symMemo struct {
+	index map[Sym]int32
+	dict  arrow.Array
+}
+
+func (m *symMemo) add(values []string, s Sym) []string {
+	if s == NoSym {
+		return values
+	}
+	if _, ok := m.index[s]; !ok {
+		m.index[s] = int32(len(values))
+		values = append(values, s.String())
+	}
+	return values
 }
 
 // stringMemo assigns dictionary indexes to distinct non-empty strings.
@@ -459,15 +479,15 @@ func newEncoder(t *Timeline) (*encoder, error) {
 		classDict:   stringArray(mem, classNames[:]),
 	}
 	var codes, routes, clients, paths []string
-	e.codes.index = map[string]int32{}
-	e.routes.index = map[string]int32{}
-	e.clients.index = map[string]int32{}
+	e.codes.index = map[Sym]int32{}
+	e.routes.index = map[Sym]int32{}
+	e.clients.index = map[Sym]int32{}
 	e.paths.index = map[string]int32{}
 	for i := range t.Events {
 		ev := &t.Events[i]
-		codes = e.codes.add(codes, ev.ErrorCode.String())
-		routes = e.routes.add(routes, ev.Route.String())
-		clients = e.clients.add(clients, ev.Client.String())
+		codes = e.codes.add(codes, ev.ErrorCode)
+		routes = e.routes.add(routes, ev.Route)
+		clients = e.clients.add(clients, ev.Client)
 	}
 	for i := range t.Sources {
 		paths = e.paths.add(paths, t.Sources[i].Path)
@@ -553,8 +573,8 @@ func (e *encoder) eachBatch(write func(arrow.Record) error) error {
 		}
 		b.Append(int8(v))
 	}
-	appendDict := func(b *array.Int32Builder, m *stringMemo, s string) {
-		if s == "" {
+	appendSym := func(b *array.Int32Builder, m *symMemo, s Sym) {
+		if s == NoSym {
 			b.AppendNull()
 		} else {
 			b.Append(m.index[s])
@@ -596,9 +616,9 @@ func (e *encoder) eachBatch(write func(arrow.Record) error) error {
 			} else {
 				retry.Append(int64(ev.RetryAfter))
 			}
-			appendDict(dicts[0], &e.codes, ev.ErrorCode.String())
-			appendDict(dicts[1], &e.routes, ev.Route.String())
-			appendDict(dicts[2], &e.clients, ev.Client.String())
+			appendSym(dicts[0], &e.codes, ev.ErrorCode)
+			appendSym(dicts[1], &e.routes, ev.Route)
+			appendSym(dicts[2], &e.clients, ev.Client)
 			appendID(ids[0], ev.TaskID.String())
 			appendID(ids[1], ev.CallID.String())
 			appendID(ids[2], ev.RequestID.String())
