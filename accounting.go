@@ -130,7 +130,9 @@ func dropDuplicates(tl *timeline.Timeline) {
 	drop := make([]bool, len(tl.Events))
 	dups := make([]int64, len(tl.Sources))
 	matchRunsMark(tl, accepted, drop, dups)
-	kept := make([]timeline.Event, 0, len(tl.Events))
+	// In place: the timeline is this stage's own, and a second slice of a
+	// file given twice would double the largest allocation of the run.
+	kept := tl.Events[:0]
 	for i := range tl.Events {
 		if !drop[i] {
 			kept = append(kept, tl.Events[i])

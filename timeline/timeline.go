@@ -325,7 +325,75 @@ func (t *Timeline) Sort() {
 	if sortedEvents(t.Events) {
 		return
 	}
+	if positionsInOrder(t.Events) && len(t.Events) <= maxShortKeys {
+		permuteShort(t.Events, sortedShortKeys(t.Events))
+		return
+	}
 	permute(t.Events, sortedKeys([]Part{{Events: t.Events}}, len(t.Events)))
+}
+
+// positionsInOrder reports whether source and line never decrease along
+// the slice, as in one file read in order or files appended one after
+// another. Then an event's index orders ties on start exactly as its
+// position does, and the sort needs only start and index.
+func positionsInOrder(events []Event) bool {
+	for i := 1; i < len(events); i++ {
+		a, b := &events[i-1], &events[i]
+		if b.Source < a.Source || (b.Source == a.Source && b.Line < a.Line) {
+			return false
+		}
+	}
+	return true
+}
+
+// shortKey is sortKey for events whose positions are in order: 16 bytes
+// instead of 24, a third less memory and a cheaper comparison.
+type shortKey struct {
+	start int64
+	index uint32
+	// done marks the slot filled while permuting.
+	done bool
+}
+
+const maxShortKeys = 1<<32 - 1
+
+func sortedShortKeys(events []Event) []shortKey {
+	keys := make([]shortKey, len(events))
+	for i := range events {
+		keys[i] = shortKey{start: events[i].Start, index: uint32(i)}
+	}
+	slices.SortFunc(keys, func(a, b shortKey) int {
+		if c := cmp.Compare(a.start, b.start); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.index, b.index)
+	})
+	return keys
+}
+
+// permuteShort is permute for shortKeys.
+func permuteShort(events []Event, keys []shortKey) {
+	for i := range keys {
+		if keys[i].done {
+			continue
+		}
+		if int(keys[i].index) == i {
+			keys[i].done = true
+			continue
+		}
+		tmp := events[i]
+		j := i
+		for {
+			k := int(keys[j].index)
+			keys[j].done = true
+			if k == i {
+				events[j] = tmp
+				break
+			}
+			events[j] = events[k]
+			j = k
+		}
+	}
 }
 
 // permute moves events into the order keys give, in place: following each

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -49,9 +50,21 @@ func TestSortMatchesStableSort(t *testing.T) {
 		{"small", 17, false},
 		{"large", 5000, false},
 		{"lines past the packed key", 3000, true},
+		{"positions in order (a file read in order)", 5000, false},
+		{"positions in order, small", 40, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			events := randomEvents(r, tc.n, 3, tc.bigLines)
+			if strings.HasPrefix(tc.name, "positions in order") {
+				// Several events per line and out-of-order starts, as a
+				// log written when requests finish has them.
+				slices.SortStableFunc(events, func(a, b Event) int {
+					return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Line, b.Line))
+				})
+				if !positionsInOrder(events) {
+					t.Fatal("test input is not in position order")
+				}
+			}
 			want := referenceSort(events)
 			tl := &Timeline{Events: events}
 			tl.Sort()
