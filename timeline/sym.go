@@ -61,9 +61,6 @@ func InternBytes(b []byte) Sym {
 	return sh.add(string(b))
 }
 
-// Syms interned so far, NoSym included: how big the table has grown.
-func Syms() int { return int(symbols.next.Load()) + 1 }
-
 const (
 	symShards    = 64
 	symChunkBits = 16

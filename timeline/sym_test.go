@@ -1,0 +1,75 @@
+package timeline
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+)
+
+func TestInternRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    string
+	}{
+		{"empty is NoSym", ""},
+		{"ascii", "/v1/chat/completions"},
+		{"unicode", "клиент 😀"},
+		{"NUL and invalid UTF-8", "a\x00b\xff"},
+		{"long", string(make([]byte, 1<<16))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := Intern(tc.s)
+			if (id == NoSym) != (tc.s == "") {
+				t.Fatalf("Intern(%q) = %d; NoSym is for the empty string only", tc.s, id)
+			}
+			if got := id.String(); got != tc.s {
+				t.Fatalf("String() = %q, want %q", got, tc.s)
+			}
+			if again := InternBytes([]byte(tc.s)); again != id {
+				t.Fatalf("InternBytes gives %d, Intern %d: equal strings must share a Sym", again, id)
+			}
+		})
+	}
+}
+
+// TestInternConcurrent interns overlapping sets of strings from several
+// goroutines, as the parsers of a file's pieces do, past a chunk boundary:
+// every goroutine must get the same Sym for the same string, and distinct
+// strings distinct Syms.
+func TestInternConcurrent(t *testing.T) {
+	const workers, n = 4, 3 * (1 << symChunkBits) / 2
+	// Multipliers coprime with n (2^15 x 3) make each order a permutation.
+	steps := [workers]int{1, 5, 7, 11}
+	got := make([][]Sym, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ids := make([]Sym, n)
+			for k := range n {
+				// Each worker walks the strings in its own order.
+				i := (k*steps[w] + w*7919) % n
+				ids[i] = InternBytes(fmt.Appendf(nil, "concurrent-%d", i))
+			}
+			got[w] = ids
+		}()
+	}
+	wg.Wait()
+	seen := make(map[Sym]int, n)
+	for i := range n {
+		id := got[0][i]
+		for w := 1; w < workers; w++ {
+			if got[w][i] != id {
+				t.Fatalf("string %d: worker 0 got Sym %d, worker %d got %d", i, id, w, got[w][i])
+			}
+		}
+		if j, dup := seen[id]; dup {
+			t.Fatalf("strings %d and %d share Sym %d", j, i, id)
+		}
+		seen[id] = i
+		if want := fmt.Sprintf("concurrent-%d", i); id.String() != want {
+			t.Fatalf("Sym %d reads back %q, want %q", id, id.String(), want)
+		}
+	}
+}
