@@ -305,6 +305,9 @@ func Ingest(ctx context.Context, cfg Config) (*timeline.Timeline, error) {
 			parts = append(parts, p)
 		}
 	}
+	// Merge gives each part's memory back once it is copied, which it can
+	// only do if nothing else still holds the part.
+	clear(results)
 	tl := timeline.Merge(sources, parts)
 	// Both need the merged, sorted events; both keep every line accounted.
 	dropFarEvents(tl)

@@ -6,10 +6,12 @@ package timeline
 
 import (
 	"cmp"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 )
 
 // Layer says which retry layer observed an event.
@@ -326,10 +328,10 @@ func (t *Timeline) Sort() {
 		return
 	}
 	if positionsInOrder(t.Events) && len(t.Events) <= maxShortKeys {
-		permuteShort(t.Events, sortedShortKeys(t.Events))
+		permute(t.Events, sortedShortKeys(t.Events))
 		return
 	}
-	permute(t.Events, sortedKeys([]Part{{Events: t.Events}}, len(t.Events)))
+	permute(t.Events, sortedKeys(t.Events))
 }
 
 // positionsInOrder reports whether source and line never decrease along
@@ -371,60 +373,39 @@ func sortedShortKeys(events []Event) []shortKey {
 	return keys
 }
 
-// permuteShort is permute for shortKeys.
-func permuteShort(events []Event, keys []shortKey) {
+// permute moves events into the order keys give, in place: following each
+// cycle of the permutation moves every event once and needs no second
+// slice of events, which for millions of events is most of the memory.
+func permute[K any, PK interface {
+	*K
+	slot() (index uint32, done *bool)
+}](events []Event, keys []K) {
 	for i := range keys {
-		if keys[i].done {
+		k, done := PK(&keys[i]).slot()
+		if *done {
 			continue
 		}
-		if int(keys[i].index) == i {
-			keys[i].done = true
+		*done = true
+		if int(k) == i {
 			continue
 		}
 		tmp := events[i]
 		j := i
 		for {
-			k := int(keys[j].index)
-			keys[j].done = true
-			if k == i {
+			next, nextDone := PK(&keys[j]).slot()
+			*nextDone = true
+			if int(next) == i {
 				events[j] = tmp
 				break
 			}
-			events[j] = events[k]
-			j = k
+			events[j] = events[next]
+			j = int(next)
 		}
 	}
 }
 
-// permute moves events into the order keys give, in place: following each
-// cycle of the permutation moves every event once and needs no second
-// slice of events, which for millions of events is most of the memory.
-func permute(events []Event, keys []sortKey) {
-	// A key's chunk field is free once sorted (one part): it marks the
-	// slots already filled.
-	const done = ^uint32(0)
-	for i := range keys {
-		if keys[i].chunk == done {
-			continue
-		}
-		if int(keys[i].index) == i {
-			keys[i].chunk = done
-			continue
-		}
-		tmp := events[i]
-		j := i
-		for {
-			k := int(keys[j].index)
-			keys[j].chunk = done
-			if k == i {
-				events[j] = tmp
-				break
-			}
-			events[j] = events[k]
-			j = k
-		}
-	}
-}
+func (k *sortKey) slot() (uint32, *bool)  { return k.index, &k.done }
+func (k *shortKey) slot() (uint32, *bool) { return k.index, &k.done }
 
 // sortedEvents reports whether events are already in Sort's order, which
 // logs written as requests finish nearly are.
@@ -451,15 +432,15 @@ func eventLess(a, b *Event) bool {
 // per event instead of the event, and reads no event while sorting.
 type sortKey struct {
 	start int64
-	// pos is the source in the top bits and the line below, when both fit;
-	// see packPos.
-	pos uint64
-	// chunk and index locate the event among the inputs to gather.
-	chunk, index uint32
+	// pos is the source in the top bits and the line below, when both fit.
+	pos   uint64
+	index uint32
+	// done marks the slot filled while permuting.
+	done bool
 }
 
-// Lines and sources that fit a packed position; beyond them gather falls
-// back to comparing the events themselves.
+// Lines and sources that fit a packed position; beyond them the sort
+// falls back to comparing the events themselves.
 const (
 	posLineBits = 44
 	maxPosLine  = 1<<posLineBits - 1
@@ -475,25 +456,19 @@ type Part struct {
 	LineBase   int64
 }
 
-func (p *Part) source(e *Event) int64 { return int64(e.Source) + int64(p.SourceBase) }
-func (p *Part) line(e *Event) int64   { return e.Line + p.LineBase }
-
-// sortedKeys returns where each event of the parts goes in Sort's order,
-// its source and line rebased. Ties on start, source and line (several
-// attempts from one line) keep part and index order, as a stable sort would.
-func sortedKeys(parts []Part, n int) []sortKey {
-	keys := make([]sortKey, 0, n)
+// sortedKeys returns where each event goes in Sort's order. Ties on start,
+// source and line (several attempts from one line) keep index order, as a
+// stable sort would.
+func sortedKeys(events []Event) []sortKey {
+	keys := make([]sortKey, len(events))
 	packed := true
-	for c := range parts {
-		p := &parts[c]
-		for i := range p.Events {
-			e := &p.Events[i]
-			src, line := p.source(e), p.line(e)
-			if line < 0 || line > maxPosLine || src < 0 || src > maxPosSrc {
-				packed = false
-			}
-			keys = append(keys, sortKey{start: e.Start, pos: uint64(src)<<posLineBits | uint64(line)&maxPosLine, chunk: uint32(c), index: uint32(i)})
+	for i := range events {
+		e := &events[i]
+		src, line := int64(e.Source), e.Line
+		if line < 0 || line > maxPosLine || src < 0 || src > maxPosSrc {
+			packed = false
 		}
+		keys[i] = sortKey{start: e.Start, pos: uint64(src)<<posLineBits | uint64(line)&maxPosLine, index: uint32(i)}
 	}
 	if packed {
 		slices.SortFunc(keys, func(a, b sortKey) int {
@@ -503,78 +478,46 @@ func sortedKeys(parts []Part, n int) []sortKey {
 			if c := cmp.Compare(a.pos, b.pos); c != 0 {
 				return c
 			}
-			if c := cmp.Compare(a.chunk, b.chunk); c != 0 {
-				return c
-			}
 			return cmp.Compare(a.index, b.index)
 		})
 	} else {
 		slices.SortStableFunc(keys, func(a, b sortKey) int {
-			pa, pb := &parts[a.chunk], &parts[b.chunk]
-			ea, eb := &pa.Events[a.index], &pb.Events[b.index]
+			ea, eb := &events[a.index], &events[b.index]
 			if c := cmp.Compare(ea.Start, eb.Start); c != 0 {
 				return c
 			}
-			if c := cmp.Compare(pa.source(ea), pb.source(eb)); c != 0 {
+			if c := cmp.Compare(ea.Source, eb.Source); c != 0 {
 				return c
 			}
-			return cmp.Compare(pa.line(ea), pb.line(eb))
+			return cmp.Compare(ea.Line, eb.Line)
 		})
 	}
 	return keys
 }
 
-// gather returns the events of every part, rebased, in Sort's order, in
-// one new slice.
-func gather(parts []Part, n int) []Event {
-	keys := sortedKeys(parts, n)
-	out := make([]Event, n)
-	for i, k := range keys {
-		p := &parts[k.chunk]
-		out[i] = p.Events[k.index]
-		out[i].Source += p.SourceBase
-		out[i].Line += p.LineBase
-	}
-	return out
-}
-
 // Merge builds one timeline from sources and the parts holding their
-// events, sorted as Sort sorts. The parts' event slices may be reused.
+// events, sorted as Sort sorts. Merge takes the parts' event slices: it
+// clears each Part's Events once copied, and the caller must hold no other
+// reference to them, so that each part's memory is given back while the
+// next is copied and a merge of many files peaks near the size of their
+// events once, not twice.
 func Merge(sources []Source, parts []Part) *Timeline {
 	t := &Timeline{Sources: sources}
+	if len(parts) == 1 && parts[0].SourceBase == 0 && parts[0].LineBase == 0 {
+		t.Events = parts[0].Events
+		parts[0].Events = nil
+		t.Sort()
+		return t
+	}
 	n := 0
 	for i := range parts {
 		n += len(parts[i].Events)
 	}
-	if len(parts) == 1 && parts[0].SourceBase == 0 && parts[0].LineBase == 0 {
-		t.Events = parts[0].Events
-		t.Sort()
-		return t
-	}
-	// Parts that follow one another in order need no sort, only a copy.
-	inOrder, have := true, false
-	var last Event
-	for c := range parts {
-		p := &parts[c]
-		for i := range p.Events {
-			e := p.Events[i]
-			e.Source += p.SourceBase
-			e.Line += p.LineBase
-			if have && eventLess(&e, &last) {
-				inOrder = false
-				break
-			}
-			last, have = e, true
-		}
-		if !inOrder {
-			break
-		}
-	}
-	if !inOrder {
-		t.Events = gather(parts, n)
-		return t
-	}
+	// Concatenated in part order, ties on start keep part and index
+	// order, as a stable sort would; Sort then orders the one slice in
+	// place.
 	t.Events = make([]Event, 0, n)
+	released := 0
 	for c := range parts {
 		p := &parts[c]
 		k := len(t.Events)
@@ -585,9 +528,23 @@ func Merge(sources []Source, parts []Part) *Timeline {
 				t.Events[i].Line += p.LineBase
 			}
 		}
+		released += len(p.Events)
+		p.Events = nil
+		// Events hold no pointers, so a collection costs little; without
+		// one here the copied parts would stay resident beside the
+		// merged slice until the heap doubled.
+		if released*int(unsafe.Sizeof(Event{})) >= releaseBytes && c < len(parts)-1 {
+			debug.FreeOSMemory()
+			released = 0
+		}
 	}
+	t.Sort()
 	return t
 }
+
+// releaseBytes is how much copied event memory Merge lets pile up before
+// handing it back to the operating system.
+const releaseBytes = 64 << 20
 
 // Append merges another timeline's events and sources into t, rebasing
 // source indexes. The result needs Sort.

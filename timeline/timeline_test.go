@@ -114,6 +114,11 @@ func TestMergeMatchesAppendAndSort(t *testing.T) {
 			if !slices.Equal(got.Events, want) {
 				t.Fatal("Merge differs from a stable sort of the concatenated pieces")
 			}
+			for i := range parts {
+				if parts[i].Events != nil {
+					t.Fatalf("part %d still holds its events: Merge must let their memory go", i)
+				}
+			}
 		})
 	}
 	t.Run("several files", func(t *testing.T) {
