@@ -162,6 +162,10 @@ type jsonlParser struct {
 	fields   [numJSONFields][]slotRef
 	gen      uint32
 	scratch  []byte
+	// recent is each field's value on the previous line: routes, clients
+	// and codes repeat from line to line, and comparing with the last
+	// value spares a table lookup.
+	recent [numJSONFields]recentValue
 	// startKeys is the list of start keys, for the "no start time" message.
 	startKeys string
 }
@@ -302,7 +306,7 @@ func (p *jsonlParser) fill(e *timeline.Event) string {
 		if v.kind != jsonString {
 			return badJSON(r.key, v, "a string")
 		}
-		e.Route = p.strs.sym(pathOnly(v.b))
+		e.Route = p.sym(jfRoute, pathOnly(v.b))
 	}
 	if e.Client, reason = p.str(jfClient); reason != "" {
 		return reason
@@ -352,6 +356,16 @@ func (p *jsonlParser) fill(e *timeline.Event) string {
 }
 
 // str returns a string field, interned. Numbers are taken as their text.
+// sym returns the Sym of field f's value b.
+func (p *jsonlParser) sym(f jsonField, b []byte) timeline.Sym {
+	if r := &p.recent[f]; r.s == string(b) {
+		return r.id
+	}
+	id := p.strs.sym(b)
+	p.recent[f] = recentValue{s: id.String(), id: id}
+	return id
+}
+
 func (p *jsonlParser) str(f jsonField) (timeline.Sym, string) {
 	v, r := p.first(f)
 	if v == nil {
@@ -360,7 +374,7 @@ func (p *jsonlParser) str(f jsonField) (timeline.Sym, string) {
 	if v.kind != jsonString && v.kind != jsonNumber {
 		return timeline.NoSym, badJSON(r.key, v, "a string")
 	}
-	return p.strs.sym(v.b), ""
+	return p.sym(f, v.b), ""
 }
 
 // count returns a non-negative integer field (number or numeric string),
