@@ -2,8 +2,10 @@ package timeline
 
 import (
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 func TestInternRoundTrip(t *testing.T) {
@@ -71,5 +73,24 @@ func TestInternConcurrent(t *testing.T) {
 		if want := fmt.Sprintf("concurrent-%d", i); id.String() != want {
 			t.Fatalf("Sym %d reads back %q, want %q", id, id.String(), want)
 		}
+	}
+}
+
+// TestEventHoldsNoPointers guards what makes large timelines cheap: an
+// Event with a string, slice or pointer in it would be scanned by the
+// garbage collector millions of times over, and grow past 88 bytes.
+func TestEventHoldsNoPointers(t *testing.T) {
+	typ := reflect.TypeFor[Event]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		switch f.Type.Kind() {
+		case reflect.Bool, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		default:
+			t.Errorf("Event.%s is a %s: events must hold no pointers (intern strings as Syms)", f.Name, f.Type)
+		}
+	}
+	if size := unsafe.Sizeof(Event{}); size > 88 {
+		t.Errorf("Event is %d bytes, was 88: order fields largest first so none is padded", size)
 	}
 }
