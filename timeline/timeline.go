@@ -327,7 +327,7 @@ func (t *Timeline) Sort() {
 	if sortedEvents(t.Events) {
 		return
 	}
-	if positionsInOrder(t.Events) && len(t.Events) <= maxShortKeys {
+	if positionsInOrder(t.Events) && uint64(len(t.Events)) <= maxShortKeys {
 		permute(t.Events, sortedShortKeys(t.Events))
 		return
 	}
