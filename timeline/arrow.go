@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -1002,11 +1003,13 @@ func (a boundedAllocator) Free(b []byte) { memory.DefaultAllocator.Free(b) }
 // allocLimit allows for compressed buffers expanding well beyond the file
 // size while still bounding what garbage can ask for.
 func allocLimit(fileSize int64) int {
-	const floor, ratio = 1 << 20, 64
-	if fileSize > 1<<40 {
-		return 1 << 46
+	const floor, ratio, ceiling = 1 << 20, 64, 1 << 46
+	limit := int64(ceiling)
+	if fileSize <= 1<<40 {
+		limit = max(fileSize*ratio, floor)
 	}
-	return int(max(fileSize*ratio, floor))
+	// Where int is 32 bits, nothing larger can be asked for anyway.
+	return int(min(limit, math.MaxInt))
 }
 
 func recoverCorrupt(err *error) {
