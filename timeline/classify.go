@@ -117,12 +117,30 @@ func (r ClassRule) field(e *Event) (v Sym, ok bool) {
 	return NoSym, true
 }
 
-func (r ClassRule) matches(e *Event) bool {
-	v, ok := r.field(e)
+// ruleMatcher applies one rule, remembering its answer per Sym: the answer
+// depends on one Sym only, and logs repeat a few routes and clients
+// millions of times.
+type ruleMatcher struct {
+	ClassRule
+	memo map[Sym]bool
+}
+
+func (m *ruleMatcher) matches(e *Event) bool {
+	v, ok := m.field(e)
 	if !ok {
 		return e.TaskID != NoSym
 	}
-	return v != NoSym && strings.Contains(v.String(), r.Substr)
+	if v == NoSym {
+		return false
+	}
+	hit, known := m.memo[v]
+	if !known {
+		hit = strings.Contains(v.String(), m.Substr)
+		if len(m.memo) < 1<<16 {
+			m.memo[v] = hit
+		}
+	}
+	return hit
 }
 
 // DefaultClassRules are used when the user gives none: routes that name their
@@ -138,34 +156,19 @@ var DefaultClassRules = []ClassRule{
 // (explicit classes from an SDK log's own field are kept). The first matching
 // rule wins; unmatched events become interactive.
 func ApplyClassRules(t *Timeline, rules []ClassRule, override bool) {
-	// A rule's answer depends only on one Sym, and logs repeat a few routes
-	// and clients millions of times: each answer is worked out once.
-	memo := make([]map[Sym]bool, len(rules))
+	matchers := make([]ruleMatcher, len(rules))
+	for k, r := range rules {
+		matchers[k] = ruleMatcher{ClassRule: r, memo: map[Sym]bool{}}
+	}
 	for i := range t.Events {
 		e := &t.Events[i]
 		if e.Class != ClassUnknown && !override {
 			continue
 		}
 		e.Class = ClassInteractive
-		for k, r := range rules {
-			v, ok := r.field(e)
-			var hit bool
-			if !ok {
-				hit = e.TaskID != NoSym
-			} else if v != NoSym {
-				var known bool
-				if hit, known = memo[k][v]; !known {
-					hit = r.matches(e)
-					if memo[k] == nil {
-						memo[k] = map[Sym]bool{}
-					}
-					if len(memo[k]) < 1<<16 {
-						memo[k][v] = hit
-					}
-				}
-			}
-			if hit {
-				e.Class = r.Class
+		for k := range matchers {
+			if matchers[k].matches(e) {
+				e.Class = matchers[k].Class
 				break
 			}
 		}
