@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/stampede/stampede/spill"
 	"github.com/stampede/stampede/timeline"
 )
 
@@ -127,7 +128,7 @@ func dropDuplicates(tl *timeline.Timeline) {
 	if len(accepted) == 0 {
 		return
 	}
-	drop := make([]bool, len(tl.Events))
+	drop := spill.Make[bool](len(tl.Events), len(tl.Events))
 	dups := make([]int64, len(tl.Sources))
 	matchRunsMark(tl, accepted, drop, dups)
 	// In place: the timeline is this stage's own, and a second slice of a

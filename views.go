@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/stampede/stampede/spill"
 	"github.com/stampede/stampede/timeline"
 )
 
@@ -26,7 +27,7 @@ func dropRedundantViews(tl *timeline.Timeline) {
 	if len(pairs) == 0 {
 		return
 	}
-	drop := make([]bool, len(tl.Events))
+	drop := spill.Make[bool](len(tl.Events), len(tl.Events))
 	dups := make([]int64, len(tl.Sources))
 	for _, p := range pairs {
 		a, b := p[0], p[1]

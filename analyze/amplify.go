@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/stampede/stampede/spill"
 	"github.com/stampede/stampede/timeline"
 )
 
@@ -65,7 +66,8 @@ func amplify(j *joins) Amplification {
 
 	// Layer 1: attempts per call. The queue layers reuse the slice, and
 	// have no more units than there are calls.
-	units := make([]tryCount, 0, len(j.calls))
+	units := spill.Make[tryCount](0, len(j.calls))
+	defer spill.Free(units)
 	for i := range j.calls {
 		c := &j.calls[i]
 		if inScope(c) && c.attempts > 0 {
@@ -115,7 +117,7 @@ func amplify(j *joins) Amplification {
 		// Layer 2: calls per queue attempt.
 		units = units[:0]
 		for _, qa := range j.queueAttempts {
-			units = append(units, tryCount{len(qa.calls), qa.failed})
+			units = append(units, tryCount{int(qa.calls), qa.failed})
 		}
 		ls := layerStats(layerCalls, units, j.queueExact, j.queueMethod, 0)
 		if !j.queueExact {
@@ -124,9 +126,10 @@ func amplify(j *joins) Amplification {
 		a.Layers = append(a.Layers, ls)
 		// Layer 3: queue attempts per task.
 		units = units[:0]
-		for _, t := range j.tasks {
-			last := j.queueAttempts[t.queueAttempts[len(t.queueAttempts)-1]]
-			units = append(units, tryCount{len(t.queueAttempts), last.failed})
+		for ti := range j.tasks {
+			qas := j.queueAttemptsOf(&j.tasks[ti])
+			last := j.queueAttempts[qas[len(qas)-1]]
+			units = append(units, tryCount{len(qas), last.failed})
 		}
 		a.Layers = append(a.Layers, layerStats(layerQueueAttempts, units, true, "exact: calls grouped by task id", 0))
 	}
@@ -187,7 +190,8 @@ func layerStats(name string, units []tryCount, exact bool, method string, wireMa
 		ls.CapEvidence = "no units observed"
 		return ls
 	}
-	vals := make([]float64, len(units))
+	vals := spill.Make[float64](len(units), len(units))
+	defer spill.Free(vals)
 	hist := map[int]int64{}
 	var sum float64
 	for i, u := range units {

@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/stampede/stampede/spill"
 	"github.com/stampede/stampede/timeline"
 )
 
@@ -141,7 +142,8 @@ func describeAnatomy(j *joins, w *Waves) {
 // beside it.
 func bucketTimes(j *joins, spans []waveSpan) (emptyAfter, emptyFor, refill *float64, resolution float64) {
 	tl := j.tl
-	var oks []int64
+	oks := spill.Make[int64](0, len(j.http))
+	defer spill.Free(oks)
 	resolution = 1
 	for _, i := range j.http {
 		e := &tl.Events[i]
@@ -188,7 +190,8 @@ func bucketTimes(j *joins, spans []waveSpan) (emptyAfter, emptyFor, refill *floa
 // relative to the wave windows; nil without interactive attempts.
 func interactiveImpact(j *joins, spans []waveSpan) *InteractiveImpact {
 	tl := j.tl
-	var inter []int32
+	inter := spill.Make[int32](0, len(j.http))
+	defer spill.Free(inter)
 	var t0, t1 int64
 	for k, i := range j.http {
 		e := &tl.Events[i]

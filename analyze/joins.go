@@ -6,6 +6,7 @@ import (
 	"iter"
 	"slices"
 
+	"github.com/stampede/stampede/spill"
 	"github.com/stampede/stampede/timeline"
 )
 
@@ -39,19 +40,22 @@ type callUnit struct {
 
 func (c *callUnit) failed() bool { return c.outcome.Failed() }
 
-// queueAttemptUnit is one try at a task by the job runner: the calls it made.
+// queueAttemptUnit is one try at a task by the job runner.
 type queueAttemptUnit struct {
 	task       timeline.Sym
 	number     int32
-	calls      []int // indexes into joins.calls, time-ordered
+	calls      int32 // how many calls it made
 	start, end int64
 	failed     bool // its last call failed
 }
 
-// taskUnit is one unit of work and its queue attempts in order.
+// taskUnit is one unit of work. Its queue attempts, in order, are
+// joins.taskQueueAttempts[first : first+n]: one shared slice instead of a
+// slice apiece keeps the units pointer-free, so that millions of them can
+// live in the spill file.
 type taskUnit struct {
-	id            timeline.Sym
-	queueAttempts []int // indexes into joins.queueAttempts
+	id       timeline.Sym
+	first, n int32
 }
 
 // joins ties the layers together once; reconcile, amplification and waves
@@ -71,7 +75,7 @@ type joins struct {
 	// next attempt, or -1.
 	nextAttempt []int32
 	// groupByCallID finds the group of a call id seen on the wire.
-	groupByCallID map[timeline.Sym]int
+	groupByCallID symIndex
 
 	joinedByCallID, joinedByTaskAttempt int64
 	attemptMethod                       string
@@ -80,6 +84,9 @@ type joins struct {
 	callsFromLog  bool
 	queueAttempts []queueAttemptUnit
 	tasks         []taskUnit
+	// taskQueueAttempts lists each task's queue attempts (indexes into
+	// queueAttempts), task after task.
+	taskQueueAttempts []int32
 	// queueExact is false when each call had to be taken for one queue
 	// attempt.
 	queueExact  bool
@@ -93,6 +100,12 @@ func (j *joins) warnf(format string, a ...any) {
 }
 
 func (j *joins) joinedAttempts() int64 { return j.joinedByCallID + j.joinedByTaskAttempt }
+
+// queueAttemptsOf returns task t's queue attempts in time order, as
+// indexes into j.queueAttempts.
+func (j *joins) queueAttemptsOf(t *taskUnit) []int32 {
+	return j.taskQueueAttempts[t.first : t.first+t.n]
+}
 
 // attemptObservers marks the sources whose attempts count: those of the best
 // observer that logged any. An SDK debug log read beside the proxy's access
@@ -119,10 +132,11 @@ func attemptObservers(tl *timeline.Timeline) []bool {
 }
 
 func buildJoins(tl *timeline.Timeline) *joins {
-	j := &joins{tl: tl, groupOf: make([]int32, len(tl.Events)), nextAttempt: make([]int32, len(tl.Events))}
+	n := len(tl.Events)
+	j := &joins{tl: tl, groupOf: spill.Make[int32](n, n), nextAttempt: spill.Make[int32](n, n)}
 	// Room for every event: capacity that is never written costs no memory
 	// on the machine, while growing by doubling copies the slice each time.
-	j.http = make([]int32, 0, len(tl.Events))
+	j.http = spill.Make[int32](0, n)
 	attemptSources := attemptObservers(tl)
 	for i := range tl.Events {
 		e := &tl.Events[i]
@@ -149,28 +163,27 @@ func buildJoins(tl *timeline.Timeline) *joins {
 // (x-stainless-retry-count 0). Events are sorted by Start, so appending keeps
 // each group in time order.
 func (j *joins) joinAttempts() {
-	// Not sized from the attempts: a log without call ids would pay for a
-	// table of millions of empty slots.
-	byID := make(map[timeline.Sym]int, 1024)
+	byID := newSymIndex()
 	j.groupByCallID = byID
-	current := make(map[timeline.Sym]int, 1024)
-	j.groups = make([]attemptGroup, 0, len(j.http))
+	current := newSymIndex()
+	defer spill.Free(current)
+	j.groups = spill.Make[attemptGroup](0, len(j.http))
 	for _, i := range j.http {
 		e := &j.tl.Events[i]
 		switch {
 		case e.CallID != timeline.NoSym:
-			g, ok := byID[e.CallID]
+			g, ok := byID.get(e.CallID)
 			if !ok {
 				g = j.newGroup(e)
-				byID[e.CallID] = g
+				byID.set(e.CallID, g)
 			}
 			j.addToGroup(g, i)
 			j.joinedByCallID++
 		case e.TaskID != timeline.NoSym && e.Attempt > 0:
-			g, ok := current[e.TaskID]
+			g, ok := current.get(e.TaskID)
 			if !ok || e.Attempt == 1 || e.Attempt <= j.tl.Events[j.groups[g].last].Attempt {
 				g = j.newGroup(e)
-				current[e.TaskID] = g
+				current.set(e.TaskID, g)
 			}
 			j.addToGroup(g, i)
 			j.joinedByTaskAttempt++
@@ -268,32 +281,54 @@ func (j *joins) attemptsOf(g int) iter.Seq[int] {
 // outcome is its final attempt's.
 // groupsByRequestID maps the request id of every joined attempt to its
 // group, for call logs that carry the request id rather than a call id.
-func (j *joins) groupsByRequestID() map[timeline.Sym]int {
-	m := map[timeline.Sym]int{}
+func (j *joins) groupsByRequestID() symIndex {
+	m := newSymIndex()
 	for _, i := range j.http {
 		if g := j.groupOf[i]; g >= 0 {
 			if id := j.tl.Events[i].RequestID; id != timeline.NoSym {
-				m[id] = int(g)
+				m.set(id, int(g))
 			}
 		}
 	}
 	return m
 }
 
+// symIndex maps Syms to indexes, one slot per interned string: Syms are
+// dense, so a slice is a fraction of a map's memory for millions of task
+// ids, holds no pointers, and can live in the spill file. A slot holds the
+// index plus one, so that zero, which fresh memory reads as, is absent.
+type symIndex []int32
+
+// newSymIndex covers every Sym interned so far; the analyses intern none.
+func newSymIndex() symIndex {
+	n := timeline.SymCount()
+	return spill.Make[int32](n, n)
+}
+
+func (x symIndex) get(s timeline.Sym) (int, bool) {
+	if int(s) >= len(x) || x[s] == 0 {
+		return 0, false
+	}
+	return int(x[s]) - 1, true
+}
+
+func (x symIndex) set(s timeline.Sym, i int) { x[s] = int32(i + 1) }
+
 func (j *joins) buildCalls() {
 	if len(j.callEvents) > 0 {
 		j.callsFromLog = true
-		j.calls = make([]callUnit, 0, len(j.callEvents))
+		j.calls = spill.Make[callUnit](0, len(j.callEvents))
 		byRequest := j.groupsByRequestID()
+		defer spill.Free(byRequest)
 		for _, i := range j.callEvents {
 			e := &j.tl.Events[i]
 			c := callUnit{start: e.Start, end: eventEnd(e), attempts: int(e.Attempts), outcome: e.Outcome,
 				class: e.Class, task: e.TaskID, queueAttempt: e.QueueAttempt, group: -1}
-			g, ok := j.groupByCallID[e.CallID]
+			g, ok := j.groupByCallID.get(e.CallID)
 			if !ok || e.CallID == timeline.NoSym {
 				// An SDK log that names the call's last request id (x-request-id)
 				// joins to the attempt group holding that request.
-				g, ok = byRequest[e.RequestID]
+				g, ok = byRequest.get(e.RequestID)
 				ok = ok && e.RequestID != timeline.NoSym
 			}
 			if ok {
@@ -311,7 +346,7 @@ func (j *joins) buildCalls() {
 		j.warnMissingTasks()
 		return
 	}
-	j.calls = make([]callUnit, 0, len(j.groups))
+	j.calls = spill.Make[callUnit](0, len(j.groups))
 	for g := range j.groups {
 		gr := &j.groups[g]
 		first, last := &j.tl.Events[gr.first], &j.tl.Events[gr.last]
@@ -373,31 +408,32 @@ func (j *joins) buildQueue() {
 	// each queue attempt and the queue attempts of each task are then laid
 	// out in one shared slice apiece (counted first, filled in order), so
 	// that millions of calls cost no allocation of their own.
-	taskIndex := make(map[timeline.Sym]int32, 1024)
-	var synthetic []int32 // per task: synthetic numbers handed out so far
+	taskIndex := newSymIndex()
+	defer spill.Free(taskIndex)
+	// per task: synthetic numbers handed out so far
+	synthetic := spill.Make[int32](0, len(j.calls))
+	defer spill.Free(synthetic)
 	var byNumber map[uint64]int32
 	if haveNumbers {
 		byNumber = make(map[uint64]int32, 1024)
 	}
-	qaOf := make([]int32, len(j.calls))
 	// At most one queue attempt per call; unused capacity costs nothing.
-	j.queueAttempts = make([]queueAttemptUnit, 0, len(j.calls))
-	qaTask := make([]int32, 0, len(j.calls))
-	qaCalls := make([]int32, 0, len(j.calls))
-	taskQAs := make([]int32, 0, 1024)
+	j.queueAttempts = spill.Make[queueAttemptUnit](0, len(j.calls))
+	qaTask := spill.Make[int32](0, len(j.calls))
+	defer spill.Free(qaTask)
+	j.tasks = spill.Make[taskUnit](0, len(j.calls))
 	for ci := range j.calls {
 		c := &j.calls[ci]
-		qaOf[ci] = -1
 		if c.task == timeline.NoSym {
 			continue
 		}
-		ti, ok := taskIndex[c.task]
+		t, ok := taskIndex.get(c.task)
+		ti := int32(t)
 		if !ok {
 			ti = int32(len(j.tasks))
-			taskIndex[c.task] = ti
+			taskIndex.set(c.task, int(ti))
 			j.tasks = append(j.tasks, taskUnit{id: c.task})
 			synthetic = append(synthetic, 0)
-			taskQAs = append(taskQAs, 0)
 		}
 		n := c.queueAttempt
 		qi := int32(-1)
@@ -418,39 +454,28 @@ func (j *joins) buildQueue() {
 			}
 			j.queueAttempts = append(j.queueAttempts, queueAttemptUnit{task: c.task, number: n, start: c.start})
 			qaTask = append(qaTask, ti)
-			qaCalls = append(qaCalls, 0)
-			taskQAs[ti]++
+			j.tasks[ti].n++
 		}
-		qaOf[ci] = qi
-		qaCalls[qi]++
 		qa := &j.queueAttempts[qi]
+		qa.calls++
 		qa.start = min(qa.start, c.start)
 		if c.end >= qa.end {
 			qa.end = c.end
 			qa.failed = c.failed()
 		}
 	}
-	callSlots := make([]int, 0, len(j.calls))
-	for qi := range j.queueAttempts {
-		m := int(qaCalls[qi])
-		j.queueAttempts[qi].calls = callSlots[len(callSlots) : len(callSlots) : len(callSlots)+m]
-		callSlots = callSlots[:len(callSlots)+m]
-	}
-	for ci, qi := range qaOf {
-		if qi >= 0 {
-			qa := &j.queueAttempts[qi]
-			qa.calls = append(qa.calls, ci)
-		}
-	}
-	qaSlots := make([]int, 0, len(j.queueAttempts))
+	// Each task's run of taskQueueAttempts starts where the previous
+	// task's ends; n counts the run back up as it is filled.
+	j.taskQueueAttempts = spill.Make[int32](len(j.queueAttempts), len(j.queueAttempts))
+	next := int32(0)
 	for ti := range j.tasks {
-		m := int(taskQAs[ti])
-		j.tasks[ti].queueAttempts = qaSlots[len(qaSlots) : len(qaSlots) : len(qaSlots)+m]
-		qaSlots = qaSlots[:len(qaSlots)+m]
+		t := &j.tasks[ti]
+		t.first, next, t.n = next, next+t.n, 0
 	}
 	for qi, ti := range qaTask {
 		t := &j.tasks[ti]
-		t.queueAttempts = append(t.queueAttempts, qi)
+		j.taskQueueAttempts[t.first+t.n] = int32(qi)
+		t.n++
 	}
 	if len(j.tasks) > 0 && !haveNumbers {
 		unit := "HTTP call"
@@ -459,10 +484,10 @@ func (j *joins) buildQueue() {
 		}
 		j.warnf("no queue attempt numbers: each %s with a task id taken as one queue attempt (calls per queue attempt assumed 1)", unit)
 	}
-	byStart := func(a, b int) int { return cmp.Compare(j.queueAttempts[a].start, j.queueAttempts[b].start) }
+	byStart := func(a, b int32) int { return cmp.Compare(j.queueAttempts[a].start, j.queueAttempts[b].start) }
 	for ti := range j.tasks {
 		// Calls come in time order, so a task's queue attempts usually do.
-		if qas := j.tasks[ti].queueAttempts; !slices.IsSortedFunc(qas, byStart) {
+		if qas := j.queueAttemptsOf(&j.tasks[ti]); !slices.IsSortedFunc(qas, byStart) {
 			slices.SortStableFunc(qas, byStart)
 		}
 	}

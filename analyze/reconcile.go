@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/stampede/stampede/spill"
 	"github.com/stampede/stampede/timeline"
 )
 
@@ -95,7 +96,8 @@ func reconcile(j *joins) Reconciliation {
 
 	// Split every throttled attempt by the fate of its call, as seen on the
 	// wire: a later ok attempt in the same group recovered it.
-	recovered := make([]bool, len(j.groups))
+	recovered := spill.Make[bool](len(j.groups), len(j.groups))
+	defer spill.Free(recovered)
 	for g := range j.groups {
 		recovered[g] = tl.Events[j.groups[g].last].Outcome == timeline.OutcomeOK
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stampede/stampede/spill"
 	"github.com/stampede/stampede/timeline"
 )
 
@@ -62,7 +63,7 @@ func pickSeries(j *joins) series {
 		s.name = prefix + " call starts (first attempts)"
 		// Sized for the worst case: capacity never written is never
 		// touched, while growing by doubling copies and touches it all.
-		s.times = make([]int64, 0, len(j.http))
+		s.times = spill.Make[int64](0, len(j.http))
 		for _, i := range j.http {
 			if e := &tl.Events[i]; keep(e.Class) && e.Attempt == 1 {
 				s.times = append(s.times, e.Start)
@@ -72,7 +73,7 @@ func pickSeries(j *joins) series {
 	}
 	if j.callsFromLog {
 		s.name = prefix + " call starts (SDK log)"
-		s.times = make([]int64, 0, len(j.calls))
+		s.times = spill.Make[int64](0, len(j.calls))
 		for i := range j.calls {
 			if keep(j.calls[i].class) {
 				s.times = append(s.times, j.calls[i].start)
@@ -81,10 +82,11 @@ func pickSeries(j *joins) series {
 		if len(s.times) > 0 {
 			return s
 		}
+		spill.Free(s.times)
 	}
 	if j.joinedByCallID > 0 {
 		s.name = prefix + " call starts (first attempt per call id)"
-		s.times = make([]int64, 0, len(j.groups))
+		s.times = spill.Make[int64](0, len(j.groups))
 		for g := range j.groups {
 			if keep(j.groups[g].class) {
 				s.times = append(s.times, tl.Events[j.groups[g].first].Start)
@@ -94,9 +96,10 @@ func pickSeries(j *joins) series {
 		if len(s.times) > 0 {
 			return s
 		}
+		spill.Free(s.times)
 	}
 	s.name = prefix + " attempts"
-	s.times = make([]int64, 0, len(j.http))
+	s.times = spill.Make[int64](0, len(j.http))
 	for _, i := range j.http {
 		if e := &tl.Events[i]; keep(e.Class) {
 			s.times = append(s.times, e.Start)
@@ -377,6 +380,7 @@ func attemptComb(j *joins, bw int64, minLag int, periodBins float64, seed uint64
 		return 0, 0, 0, ""
 	}
 	times, name := attemptTimes(j)
+	defer spill.Free(times)
 	step := max(1, min(minLag/4, hi/64))
 	if len(times) < 2 || minBinWidth(times) > bw*int64(step) {
 		// Attempts far outside the call starts' span (a damaged line)
@@ -421,7 +425,7 @@ func attemptComb(j *joins, bw int64, minLag int, periodBins float64, seed uint64
 // when no class is known), ascending, and the series' name.
 func attemptTimes(j *joins) ([]int64, string) {
 	batch := hasClass(j, timeline.ClassBatch)
-	times := make([]int64, 0, len(j.http))
+	times := spill.Make[int64](0, len(j.http))
 	for _, i := range j.http {
 		if e := &j.tl.Events[i]; !batch || e.Class == timeline.ClassBatch {
 			times = append(times, e.Start)
@@ -636,6 +640,7 @@ const minWaveSize = 3
 func findWaves(j *joins, opt Options) Waves {
 	w := Waves{Waves: []Wave{}, Delays: []DelayStats{}, Suspects: []FixedDelay{}}
 	s := pickSeries(j)
+	defer spill.Free(s.times)
 	w.Series = s.name
 	w.Delays = measureDelays(j)
 	if len(s.times) < 2 {
@@ -1012,7 +1017,7 @@ const (
 func measureDelays(j *joins) []DelayStats {
 	tl := j.tl
 	// Each sample is sized for its worst case up front (see pickSeries).
-	ra := delaySample{kind: kindRetryAfter, gaps: make([]float64, 0, len(j.http))}
+	ra := delaySample{kind: kindRetryAfter, gaps: spill.Make[float64](0, len(j.http))}
 	for _, i := range j.http {
 		if e := &tl.Events[i]; e.RetryAfter > 0 {
 			ra.gaps = append(ra.gaps, e.RetryAfter.Seconds())
@@ -1025,7 +1030,7 @@ func measureDelays(j *joins) []DelayStats {
 			}
 		}
 	}
-	sdk := delaySample{kind: kindSDKDelay, coarse: true, gaps: make([]float64, 0, len(j.http))}
+	sdk := delaySample{kind: kindSDKDelay, coarse: true, gaps: spill.Make[float64](0, len(j.http))}
 	for g := range j.groups {
 		prev := -1
 		for i := range j.attemptsOf(g) {
@@ -1035,10 +1040,11 @@ func measureDelays(j *joins) []DelayStats {
 			prev = i
 		}
 	}
-	rq := delaySample{kind: kindRequeue, coarse: true, gaps: make([]float64, 0, len(j.queueAttempts))}
-	for _, t := range j.tasks {
-		for k := 1; k < len(t.queueAttempts); k++ {
-			prev, next := &j.queueAttempts[t.queueAttempts[k-1]], &j.queueAttempts[t.queueAttempts[k]]
+	rq := delaySample{kind: kindRequeue, coarse: true, gaps: spill.Make[float64](0, len(j.queueAttempts))}
+	for ti := range j.tasks {
+		qas := j.queueAttemptsOf(&j.tasks[ti])
+		for k := 1; k < len(qas); k++ {
+			prev, next := &j.queueAttempts[qas[k-1]], &j.queueAttempts[qas[k]]
 			if prev.failed {
 				rq.add(prev.end, next.start)
 			}
@@ -1049,6 +1055,7 @@ func measureDelays(j *joins) []DelayStats {
 		if len(d.gaps) > 0 {
 			out = append(out, d.stats())
 		}
+		spill.Free(d.gaps)
 	}
 	if out == nil {
 		out = []DelayStats{}

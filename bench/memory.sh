@@ -6,7 +6,10 @@
 #   bench/memory.sh --lines 56000000      # about 10 GB
 #   bench/memory.sh --format envoy-json --lines 4000000
 #   bench/memory.sh --limit-mb 1024 --check   # exit 1 when peak RSS is over the limit
+#   bench/memory.sh --in-memory           # no --max-memory: no spill, the whole timeline in memory
 #
+# The run is given --max-memory of the limit, so the events spill to a file
+# in $TMPDIR (or --spill-dir DIR) and the resident set stays under it.
 # It prints the lines, bytes, wall and CPU time, MB/s, lines/s, peak RSS and
 # RSS per line, and keeps time -v's full report beside the log.
 set -euo pipefail
@@ -18,6 +21,8 @@ lines=6000000
 format=nginx
 limit_mb=1024
 check=0
+in_memory=0
+spill_dir=
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -26,7 +31,9 @@ while [ $# -gt 0 ]; do
 	--dir) dir=$2; shift ;;
 	--limit-mb) limit_mb=$2; shift ;;
 	--check) check=1 ;;
-	-h | --help) sed -n '2,12p' "$0"; exit 0 ;;
+	--in-memory) in_memory=1 ;;
+	--spill-dir) spill_dir=$2; shift ;;
+	-h | --help) sed -n '2,16p' "$0"; exit 0 ;;
 	*) echo "memory.sh: unknown flag $1 (see --help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -47,7 +54,13 @@ if [ ! -s "$path" ]; then
 fi
 
 report=$path.time-v.txt
-/usr/bin/time -v -o "$report" "$dir/bin/stampede" analyze "$path" --format json -o /dev/null
+budget=()
+if [ "$in_memory" = 0 ]; then
+	budget=(--max-memory "${limit_mb}MiB")
+	[ -n "$spill_dir" ] && budget+=(--spill-dir "$spill_dir")
+fi
+echo "stampede analyze $path --format json -o /dev/null ${budget[*]}" >&2
+/usr/bin/time -v -o "$report" "$dir/bin/stampede" analyze "$path" --format json -o /dev/null "${budget[@]}"
 bytes=$(stat -c %s "$path")
 awk -v bytes="$bytes" -v lines="$lines" -v limit="$limit_mb" -v path="$path" -v report="$report" '
 	/Maximum resident set size/ { rss_kb = $NF }

@@ -14,6 +14,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/stampede/stampede/spill"
 	"github.com/stampede/stampede/timeline"
 )
 
@@ -213,7 +214,7 @@ func readParts(r io.Reader, name string, opt Options, sizeHint int64, workers in
 		t.Sources[0].Observer = observerOf(p.format())
 	}
 	if sizeHint > 0 {
-		t.Events = make([]timeline.Event, 0, eventsFor(sizeHint, prefix))
+		t.Events = spill.Make[timeline.Event](0, int(eventsFor(sizeHint, prefix)))
 		adviseHugePages(t.Events[:cap(t.Events)])
 	}
 	s := &t.Sources[0]
@@ -932,9 +933,11 @@ type interner struct {
 	m map[string]timeline.Sym
 }
 
-// maxInterned bounds the local table: past it, new values go straight to
-// the shared one.
-const maxInterned = 1 << 20
+// maxInterned bounds the local table, which is emptied when it fills: the
+// values worth caching (routes, agents, codes, the tasks in flight) come
+// back within a few thousand lines, while a log of millions of tasks would
+// otherwise hold every task id twice, here and in the shared table.
+const maxInterned = 1 << 16
 
 func newInterner() *interner { return &interner{m: make(map[string]timeline.Sym, 1024)} }
 
@@ -944,7 +947,10 @@ func (in *interner) sym(b []byte) timeline.Sym {
 		return id
 	}
 	id := timeline.InternBytes(b)
-	if len(in.m) < maxInterned && id != timeline.NoSym {
+	if id != timeline.NoSym {
+		if len(in.m) >= maxInterned {
+			clear(in.m)
+		}
 		in.m[id.String()] = id
 	}
 	return id

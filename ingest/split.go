@@ -9,6 +9,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/stampede/stampede/spill"
 	"github.com/stampede/stampede/timeline"
 )
 
@@ -97,7 +98,7 @@ func ReadFileParts(path string, opt Options, workers int) (timeline.Source, []ti
 	for i := range pieces {
 		windows[i+1] = windows[i] + eventsFor(bounds[i+1]-bounds[i], prefix)
 	}
-	all := make([]timeline.Event, windows[len(pieces)])
+	all := spill.Make[timeline.Event](int(windows[len(pieces)]), int(windows[len(pieces)]))
 	adviseHugePages(all)
 	errs := make([]error, len(pieces))
 	var wg sync.WaitGroup
@@ -174,11 +175,8 @@ func pieceBounds(f io.ReaderAt, size int64, n int) ([]int64, error) {
 // file's.
 func joinInPlace(all []timeline.Event, parts []timeline.Part, windows []int64) timeline.Part {
 	all = all[:cap(all)]
-	end, written := 0, 0
+	end := 0
 	for i, part := range parts {
-		if i < len(windows)-1 {
-			written = int(windows[i]) + len(part.Events)
-		}
 		if i == 0 && len(windows) > 1 && windows[0] == 0 && part.LineBase == 0 {
 			end = len(part.Events) // already in place
 			continue
@@ -189,10 +187,10 @@ func joinInPlace(all []timeline.Event, parts []timeline.Part, windows []int64) t
 			end++
 		}
 	}
-	// Stale copies past the last event would keep strings reachable; only
-	// what was written needs clearing, and touching the rest would cost.
-	clear(all[end:max(end, written)])
-	return timeline.Part{Events: all[:end:end]}
+	// Events hold no pointers, so stale copies past the end keep nothing
+	// alive. The capacity stays whole so that the slice can be freed as
+	// made.
+	return timeline.Part{Events: all[:end]}
 }
 
 // assemble adds up the pieces of one file, parsed on their own, into the
@@ -260,7 +258,7 @@ func parseBlocks(r *bufio.Reader, path string, p splitter, prefix []byte, compre
 	var all []timeline.Event
 	var windows []int64 // start of each block's window, then the end of the last
 	if total > 0 {
-		all = make([]timeline.Event, 0, eventsFor(total, prefix))
+		all = spill.Make[timeline.Event](0, int(eventsFor(total, prefix)))
 		adviseHugePages(all[:cap(all)])
 		windows = []int64{0}
 	}

@@ -4,6 +4,9 @@ import (
 	"hash/maphash"
 	"sync"
 	"sync/atomic"
+	"unsafe"
+
+	"github.com/stampede/stampede/spill"
 )
 
 // Sym is an interned string: a route, user agent, error code, task, call or
@@ -19,17 +22,31 @@ import (
 // The table lives as long as the process and only grows. A command reads
 // one incident, so that is what it should; a long-running program that
 // analyses many unrelated logs keeps every distinct string it has seen.
+// The table holds no pointers the garbage collector must follow, and its
+// large parts are made by spill.Make: a log of millions of task ids keeps
+// them in the spill file when one is on.
 type Sym uint32
 
 // NoSym is the empty string: a field the log did not fill.
 const NoSym Sym = 0
 
-// String returns the interned string.
+// SymCount is one more than the largest Sym handed out so far: the size of
+// a slice that any Sym seen until now can index.
+func SymCount() int { return int(symbols.next.Load()) + 1 }
+
+// String returns the interned string. It shares the table's memory, which
+// is never changed or freed.
 func (s Sym) String() string {
 	if s == NoSym {
 		return ""
 	}
-	return symbols.chunks[s>>symChunkBits].Load()[s&symChunkMask]
+	e := symbols.entries[s>>symChunkBits].Load()
+	en := (*symEntry)(unsafe.Add(unsafe.Pointer(e), uintptr(s&symChunkMask)*unsafe.Sizeof(symEntry{})))
+	if en.len == 0 {
+		return ""
+	}
+	base := symbols.texts[en.text].Load()
+	return unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(base), en.off)), en.len)
 }
 
 // Intern returns the Sym of s, adding s to the table when it is new.
@@ -37,75 +54,168 @@ func Intern(s string) Sym {
 	if s == "" {
 		return NoSym
 	}
-	sh := &symbols.shards[maphash.String(symbols.seed, s)%symShards]
+	h := maphash.String(symbols.seed, s)
+	sh := &symbols.shards[h%symShards]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if id, ok := sh.ids[s]; ok {
-		return id
-	}
-	return sh.add(s)
+	return sh.intern(s, h)
 }
 
-// InternBytes is Intern of string(b); it allocates only for a string not
-// seen before.
+// InternBytes is Intern of string(b); it copies b only when it is new.
 func InternBytes(b []byte) Sym {
 	if len(b) == 0 {
 		return NoSym
 	}
-	sh := &symbols.shards[maphash.Bytes(symbols.seed, b)%symShards]
+	// Not retained: intern copies a new string into the table.
+	s := unsafe.String(unsafe.SliceData(b), len(b))
+	h := maphash.String(symbols.seed, s)
+	sh := &symbols.shards[h%symShards]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if id, ok := sh.ids[string(b)]; ok {
-		return id
-	}
-	return sh.add(string(b))
+	return sh.intern(s, h)
 }
 
 const (
-	symShards    = 64
-	symChunkBits = 16
+	symShards = 64
+	// Entries come in chunks of 2^19 (6 MiB): large enough for the spill
+	// to take them.
+	symChunkBits = 19
 	symChunkMask = 1<<symChunkBits - 1
+	// A shard's text chunks double from minTextChunk to maxTextChunk, so
+	// that a small run takes little memory and a large one few chunks.
+	minTextChunk = 64 << 10
+	maxTextChunk = 8 << 20
+	maxTexts     = 1 << 20
 )
+
+// symEntry locates a Sym's bytes: in text chunk text, at off, len long.
+type symEntry struct {
+	text, off uint32
+	len       int32
+}
 
 // symbols is one table for the process, so that Syms from any parser, file
 // or test compare equal without translation. Lookups by string are sharded
 // by hash because the parsers of several pieces of a file intern at once;
-// lookups by Sym read fixed-size chunks that never move, so String takes no
-// lock.
+// lookups by Sym read chunks that never move, so String takes no lock.
 var symbols struct {
 	seed   maphash.Seed
 	shards [symShards]symShard
 	next   atomic.Uint32
-	chunks [1 << (32 - symChunkBits)]atomic.Pointer[[1 << symChunkBits]string]
+	// entries[c] is the first of chunk c's 2^symChunkBits entries.
+	entries [1 << (32 - symChunkBits)]atomic.Pointer[symEntry]
+	// texts[t] is the start of text chunk t; nextText hands out t.
+	texts    [maxTexts]atomic.Pointer[byte]
+	nextText atomic.Uint32
+	// chunks keeps every chunk made on the heap reachable.
+	chunksMu sync.Mutex
+	chunks   [][]byte
 }
 
 func init() { symbols.seed = maphash.MakeSeed() }
 
+// symShard is an open-addressing table of Syms, probed linearly and kept
+// at most half full, and the shard's own text chunk.
 type symShard struct {
-	mu  sync.Mutex
-	ids map[string]Sym
+	mu    sync.Mutex
+	slots []Sym
+	count int
+	// text is the current chunk: its number, its bytes, and how much is
+	// used.
+	text     uint32
+	textMem  []byte
+	textUsed int
 }
 
-// add is called with sh.mu held.
+// intern is called with sh.mu held; h is s's hash.
+func (sh *symShard) intern(s string, h uint64) Sym {
+	if sh.slots == nil {
+		sh.slots = make([]Sym, 256)
+	}
+	mask := uint64(len(sh.slots) - 1)
+	for i := (h / symShards) & mask; ; i = (i + 1) & mask {
+		id := sh.slots[i]
+		if id == NoSym {
+			id = sh.add(s)
+			sh.slots[i] = id
+			sh.count++
+			if 2*sh.count > len(sh.slots) {
+				sh.grow()
+			}
+			return id
+		}
+		if id.String() == s {
+			return id
+		}
+	}
+}
+
+// grow doubles the slots and places every Sym again.
+func (sh *symShard) grow() {
+	old := sh.slots
+	sh.slots = spill.Make[Sym](2*len(old), 2*len(old))
+	mask := uint64(len(sh.slots) - 1)
+	for _, id := range old {
+		if id == NoSym {
+			continue
+		}
+		i := (maphash.String(symbols.seed, id.String()) / symShards) & mask
+		for sh.slots[i] != NoSym {
+			i = (i + 1) & mask
+		}
+		sh.slots[i] = id
+	}
+	spill.Free(old)
+}
+
+// add copies s into the shard's text and gives it the next Sym.
 func (sh *symShard) add(s string) Sym {
 	id := Sym(symbols.next.Add(1))
 	if id == NoSym {
 		panic("timeline: more than 4 billion distinct strings interned")
 	}
-	chunk := symbols.chunks[id>>symChunkBits].Load()
+	if len(s) > len(sh.textMem)-sh.textUsed {
+		sh.newText(len(s))
+	}
+	off := sh.textUsed
+	copy(sh.textMem[off:], s)
+	sh.textUsed += len(s)
+
+	chunk := symbols.entries[id>>symChunkBits].Load()
 	if chunk == nil {
-		fresh := new([1 << symChunkBits]string)
-		if !symbols.chunks[id>>symChunkBits].CompareAndSwap(nil, fresh) {
-			fresh = symbols.chunks[id>>symChunkBits].Load()
+		fresh := unsafe.SliceData(makeChunk[symEntry](1 << symChunkBits))
+		if !symbols.entries[id>>symChunkBits].CompareAndSwap(nil, fresh) {
+			fresh = symbols.entries[id>>symChunkBits].Load()
 		}
 		chunk = fresh
 	}
-	// The slot is written before the Sym is published through the shard's
-	// map under its lock, so whoever learns the Sym can read the slot.
-	chunk[id&symChunkMask] = s
-	if sh.ids == nil {
-		sh.ids = make(map[string]Sym, 256)
-	}
-	sh.ids[s] = id
+	// The entry is written before the Sym is published through the
+	// shard's slots under its lock, so whoever learns the Sym can read it.
+	en := (*symEntry)(unsafe.Add(unsafe.Pointer(chunk), uintptr(id&symChunkMask)*unsafe.Sizeof(symEntry{})))
+	*en = symEntry{text: sh.text, off: uint32(off), len: int32(len(s))}
 	return id
+}
+
+// newText starts a text chunk with room for at least n bytes.
+func (sh *symShard) newText(n int) {
+	size := min(max(2*len(sh.textMem), minTextChunk), maxTextChunk)
+	size = max(size, n)
+	t := symbols.nextText.Add(1)
+	if t >= maxTexts {
+		panic("timeline: interned text past its table")
+	}
+	mem := makeChunk[byte](size)
+	symbols.texts[t].Store(unsafe.SliceData(mem))
+	sh.text, sh.textMem, sh.textUsed = t, mem, 0
+}
+
+// makeChunk makes table memory that is never freed, keeping it reachable
+// when it is on the heap.
+func makeChunk[T any](n int) []T {
+	mem := spill.Make[T](n, n)
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(mem))), uintptr(n)*unsafe.Sizeof(*new(T)))
+	symbols.chunksMu.Lock()
+	symbols.chunks = append(symbols.chunks, b)
+	symbols.chunksMu.Unlock()
+	return mem
 }

@@ -39,8 +39,8 @@ func TestInternRoundTrip(t *testing.T) {
 // every goroutine must get the same Sym for the same string, and distinct
 // strings distinct Syms.
 func TestInternConcurrent(t *testing.T) {
-	const workers, n = 4, 3 * (1 << symChunkBits) / 2
-	// Multipliers coprime with n (2^15 x 3) make each order a permutation.
+	const workers, n = 4, 1<<symChunkBits + 3*(1<<12)
+	// Multipliers coprime with n (2^12 x 131) make each order a permutation.
 	steps := [workers]int{1, 5, 7, 11}
 	got := make([][]Sym, workers)
 	var wg sync.WaitGroup

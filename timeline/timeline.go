@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/stampede/stampede/spill"
 )
 
 // Layer says which retry layer observed an event.
@@ -328,10 +330,14 @@ func (t *Timeline) Sort() {
 		return
 	}
 	if positionsInOrder(t.Events) && uint64(len(t.Events)) <= maxShortKeys {
-		permute(t.Events, sortedShortKeys(t.Events))
+		keys := sortedShortKeys(t.Events)
+		permute(t.Events, keys)
+		spill.Free(keys)
 		return
 	}
-	permute(t.Events, sortedKeys(t.Events))
+	keys := sortedKeys(t.Events)
+	permute(t.Events, keys)
+	spill.Free(keys)
 }
 
 // positionsInOrder reports whether source and line never decrease along
@@ -360,7 +366,7 @@ type shortKey struct {
 const maxShortKeys = 1<<32 - 1
 
 func sortedShortKeys(events []Event) []shortKey {
-	keys := make([]shortKey, len(events))
+	keys := spill.Make[shortKey](len(events), len(events))
 	for i := range events {
 		keys[i] = shortKey{start: events[i].Start, index: uint32(i)}
 	}
@@ -460,7 +466,7 @@ type Part struct {
 // source and line (several attempts from one line) keep index order, as a
 // stable sort would.
 func sortedKeys(events []Event) []sortKey {
-	keys := make([]sortKey, len(events))
+	keys := spill.Make[sortKey](len(events), len(events))
 	packed := true
 	for i := range events {
 		e := &events[i]
@@ -516,7 +522,7 @@ func Merge(sources []Source, parts []Part) *Timeline {
 	// Concatenated in part order, ties on start keep part and index
 	// order, as a stable sort would; Sort then orders the one slice in
 	// place.
-	t.Events = make([]Event, 0, n)
+	t.Events = spill.Make[Event](0, n)
 	released := 0
 	for c := range parts {
 		p := &parts[c]
@@ -529,6 +535,7 @@ func Merge(sources []Source, parts []Part) *Timeline {
 			}
 		}
 		released += len(p.Events)
+		spill.Free(p.Events)
 		p.Events = nil
 		// Events hold no pointers, so a collection costs little; without
 		// one here the copied parts would stay resident beside the

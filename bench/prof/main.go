@@ -17,12 +17,21 @@ import (
 
 	"github.com/stampede/stampede"
 	"github.com/stampede/stampede/analyze"
+	"github.com/stampede/stampede/spill"
 )
 
 func main() {
 	cpu := flag.String("cpu", "", "write a CPU profile to this file")
 	mem := flag.String("mem", "", "write a heap profile (after the analysis) to this file")
+	spillBudget := flag.Int64("spill", 0, "spill the events to a temporary file, keeping the resident set under this many MiB (0: in memory)")
 	flag.Parse()
+	if *spillBudget > 0 {
+		stop, err := spill.Start(spill.Options{Budget: *spillBudget << 20})
+		if err != nil {
+			fail(err)
+		}
+		defer stop()
+	}
 	if *cpu != "" {
 		f, err := os.Create(*cpu)
 		if err != nil {

@@ -164,7 +164,7 @@ Exit status:
 			o.analysisFlags.apply(&cfg)
 			defer attachProgress(&cfg, cmd.ErrOrStderr())()
 			var res *analyze.Result
-			err = o.inputs.limits.run(cmd.Context(), func(ctx context.Context) (err error) {
+			err = o.inputs.limits.run(cmd, args, func(ctx context.Context) (err error) {
 				res, err = stampede.Analyze(ctx, cfg)
 				return err
 			})

@@ -279,3 +279,37 @@ func TestRunStopsCleanly(t *testing.T) {
 		})
 	}
 }
+
+// TestMaxMemorySpills runs the bundled incident under --max-memory, which
+// spills to a file: the report is the one an unbounded run gives, and a
+// spill directory that cannot hold the file is an error before any work.
+func TestMaxMemorySpills(t *testing.T) {
+	incident := filepath.Join("..", "..", "testdata", "seed-incident")
+	want, _, err := run(t, "analyze", incident, "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"a budget spills and gives the same report", []string{"--max-memory", "512MiB", "--spill-dir", t.TempDir()}, ""},
+		{"a missing spill directory", []string{"--max-memory", "512MiB", "--spill-dir", filepath.Join(t.TempDir(), "missing")}, "--max-memory needs a spill file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _, err := run(t, append([]string{"analyze", incident, "--format", "json"}, tt.args...)...)
+			switch {
+			case tt.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case got != want:
+				t.Fatalf("the report under --max-memory differs from the unbounded one")
+			}
+		})
+	}
+}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
@@ -13,7 +16,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stampede/stampede"
 	"github.com/stampede/stampede/analyze"
+	"github.com/stampede/stampede/spill"
 	"github.com/stampede/stampede/timeline"
 )
 
@@ -22,10 +27,12 @@ import (
 type limitFlags struct {
 	maxMemory string
 	timeout   time.Duration
+	spillDir  string
 }
 
 func (l *limitFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&l.maxMemory, "max-memory", "", "stop with an error (exit 2) when the heap grows past this size, e.g. 512MiB or 4GiB (default: no limit)")
+	cmd.Flags().StringVar(&l.maxMemory, "max-memory", "", "keep the resident set under this size, e.g. 512MiB or 4GiB, by spilling the events to a temporary file; stop with an error (exit 2) if the heap alone grows past it (default: no limit; a spill starts anyway when the inputs look larger than half the available memory)")
+	cmd.Flags().StringVar(&l.spillDir, "spill-dir", "", "directory for the spill file (default: $TMPDIR or /tmp); it needs free space of about 1.5 times the uncompressed input")
 	cmd.Flags().DurationVar(&l.timeout, "timeout", 0, "stop with an error (exit 2) when the run takes longer, e.g. 90s or 10m (default: no limit)")
 }
 
@@ -40,12 +47,17 @@ var errInterrupted = errors.New("interrupted; no output written")
 // ctx ends (Ctrl-C, SIGTERM), without waiting for work: the command then
 // fails and the process exits, so nothing is written from an unfinished
 // run. A panic in work becomes an error rather than a crash.
-func (l *limitFlags) run(ctx context.Context, work func(ctx context.Context) error) error {
+func (l *limitFlags) run(cmd *cobra.Command, inputs []string, work func(ctx context.Context) error) error {
 	limit, err := parseSize(l.maxMemory)
 	if err != nil {
 		return fmt.Errorf("--max-memory: %w", err)
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
+	stopSpill, err := l.startSpill(limit, inputs, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	defer stopSpill()
+	ctx, cancel := context.WithCancelCause(cmd.Context())
 	defer cancel(nil)
 	if l.timeout > 0 {
 		var stop context.CancelFunc
@@ -78,6 +90,88 @@ func (l *limitFlags) run(ctx context.Context, work func(ctx context.Context) err
 	case <-ctx.Done():
 		return stopCause(ctx)
 	}
+}
+
+// spillShare is the part of a budget the spill lets the resident set reach
+// before it drops its pages: the rest is room for what it faults back in
+// between two looks, and for the heap to grow meanwhile.
+const spillShare = 0.6
+
+// startSpill turns the spill on when the run has a memory budget, or when
+// its inputs look larger than half the memory the machine has available, so
+// that a log larger than memory is analysed rather than killed.
+func (l *limitFlags) startSpill(limit int64, inputs []string, stderr io.Writer) (stop func(), err error) {
+	budget := int64(float64(limit) * spillShare)
+	if limit == 0 {
+		available, ok := availableMemory()
+		if !ok || estimatedFootprint(inputs) <= available/2 {
+			return func() {}, nil
+		}
+		budget = int64(float64(available/2) * spillShare)
+		fmt.Fprintf(stderr, "stampede: the inputs may need more than half of the %s of memory available; spilling events to a file in %s to stay under %s (set --max-memory to choose)\n",
+			formatBytes(available), spillDirName(l.spillDir), formatBytes(available/2))
+	}
+	stop, err = spill.Start(spill.Options{Dir: l.spillDir, Budget: budget})
+	if err != nil {
+		if limit > 0 {
+			return nil, fmt.Errorf("--max-memory needs a spill file: %w", err)
+		}
+		// Without a budget, the run goes on in memory as before.
+		fmt.Fprintf(stderr, "stampede: %v; reading in memory\n", err)
+		return func() {}, nil
+	}
+	return stop, nil
+}
+
+func spillDirName(dir string) string {
+	if dir == "" {
+		return os.TempDir()
+	}
+	return dir
+}
+
+// footprintPerByte is memory per input byte of a full run, measured on
+// logs of 5M to 56M lines (about 200 bytes per line of about 180 bytes);
+// compressed inputs count their usual ratio on top.
+const (
+	footprintPerByte   = 1.2
+	compressedExpected = 10
+)
+
+func estimatedFootprint(inputs []string) int64 {
+	files, err := stampede.ExpandInputs(inputs)
+	if err != nil {
+		return 0
+	}
+	var total float64
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		size := float64(st.Size())
+		if ext := strings.ToLower(filepath.Ext(f)); ext == ".gz" || ext == ".zst" {
+			size *= compressedExpected
+		}
+		total += size * footprintPerByte
+	}
+	return int64(total)
+}
+
+// availableMemory reads MemAvailable from /proc/meminfo; ok is false where
+// there is none.
+func availableMemory() (int64, bool) {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0, false
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10, err == nil
+		}
+	}
+	return 0, false
 }
 
 func stopCause(ctx context.Context) error {

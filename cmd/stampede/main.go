@@ -196,7 +196,7 @@ func newAnalyzeCmd() *cobra.Command {
 			}
 			var res *analyze.Result
 			var opts report.Options
-			err = o.inputs.limits.run(cmd.Context(), func(ctx context.Context) (err error) {
+			err = o.inputs.limits.run(cmd, args, func(ctx context.Context) (err error) {
 				res, opts, err = analyzeForReport(ctx, cfg, format)
 				return err
 			})
@@ -270,7 +270,7 @@ func newIngestCmd() *cobra.Command {
 			cfg := o.inputs.config(args)
 			defer attachProgress(&cfg, cmd.ErrOrStderr())()
 			var tl *timeline.Timeline
-			err := o.inputs.limits.run(cmd.Context(), func(ctx context.Context) (err error) {
+			err := o.inputs.limits.run(cmd, args, func(ctx context.Context) (err error) {
 				tl, err = stampede.Ingest(ctx, cfg)
 				return err
 			})

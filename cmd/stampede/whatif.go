@@ -118,7 +118,7 @@ Token sizes are not in access logs: give --task-tokens and --interactive-tokens
 			} else {
 				cfg := o.inputs.config(args)
 				defer attachProgress(&cfg, cmd.ErrOrStderr())()
-				err := o.inputs.limits.run(cmd.Context(), func(ctx context.Context) error {
+				err := o.inputs.limits.run(cmd, args, func(ctx context.Context) error {
 					tl, res, err := stampede.AnalyzeTimeline(ctx, cfg)
 					if err != nil {
 						return err

@@ -1,0 +1,187 @@
+package spill
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// watchInterval is how often the resident set is measured against the
+// budget: often enough that a pass over gigabytes of events cannot fault
+// in much past it between two looks.
+const watchInterval = 2 * time.Millisecond
+
+const (
+	fallocPunchHole = 0x02 // FALLOC_FL_PUNCH_HOLE
+	fallocKeepSize  = 0x01 // FALLOC_FL_KEEP_SIZE
+)
+
+type region struct {
+	mem    []byte
+	offset int64
+	freed  bool
+}
+
+type arena struct {
+	dir      string
+	budget   int64
+	minBytes int64
+
+	mu      sync.Mutex
+	file    *os.File
+	size    int64
+	regions []region
+	freed   int64
+	// fallbacks and releases are counted under mu.
+	fallbacks, releases int64
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+// Start turns the spill on: from now on Make places large slices in a
+// temporary file in opt.Dir, and the spill's pages are dropped from the
+// resident set whenever the process's resident set passes opt.Budget. The
+// file is unlinked at once; stop turns the spill off and closes it. Slices
+// already made stay valid until the process exits. One spill runs at a
+// time.
+func Start(opt Options) (stop func(), err error) {
+	dir := opt.Dir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	f, err := os.CreateTemp(dir, "stampede-spill-*")
+	if err != nil {
+		return nil, fmt.Errorf("spill: %w", err)
+	}
+	// Unlinked while open: the space comes back when the process ends,
+	// however it ends.
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("spill: %w", err)
+	}
+	a := &arena{dir: dir, budget: opt.Budget, minBytes: cmp.Or(opt.MinBytes, DefaultMinBytes), file: f,
+		stop: make(chan struct{}), done: make(chan struct{})}
+	if !active.CompareAndSwap(nil, a) {
+		f.Close()
+		return nil, fmt.Errorf("spill: already started")
+	}
+	go a.watch()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			active.CompareAndSwap(a, nil)
+			close(a.stop)
+			<-a.done
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			// The mappings outlive the descriptor.
+			a.file.Close()
+		})
+	}, nil
+}
+
+func (a *arena) alloc(size int64) ([]byte, bool) {
+	page := int64(os.Getpagesize())
+	size = (size + page - 1) &^ (page - 1)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	offset := a.size
+	fd := int(a.file.Fd())
+	// Reserving the blocks now turns a full disk into a heap allocation
+	// here rather than a SIGBUS when a page is first written.
+	if err := syscall.Fallocate(fd, 0, offset, size); err != nil {
+		a.fallbacks++
+		return nil, false
+	}
+	mem, err := syscall.Mmap(fd, offset, int(size), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	if err != nil {
+		_ = syscall.Fallocate(fd, fallocPunchHole|fallocKeepSize, offset, size)
+		a.fallbacks++
+		return nil, false
+	}
+	a.size += size
+	a.regions = append(a.regions, region{mem: mem, offset: offset})
+	return mem, true
+}
+
+func (a *arena) free(start uintptr, capBytes int64) {
+	page := int64(os.Getpagesize())
+	capBytes = (capBytes + page - 1) &^ (page - 1)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for i := range a.regions {
+		r := &a.regions[i]
+		if r.freed || uintptr(unsafeStart(r.mem)) != start || capBytes != int64(len(r.mem)) {
+			continue
+		}
+		_ = syscall.Madvise(r.mem, syscall.MADV_DONTNEED)
+		_ = syscall.Fallocate(int(a.file.Fd()), fallocPunchHole|fallocKeepSize, r.offset, int64(len(r.mem)))
+		r.freed = true
+		a.freed += int64(len(r.mem))
+		return
+	}
+}
+
+func (a *arena) stats() Stats {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return Stats{Dir: a.dir, Bytes: a.size, Freed: a.freed, Releases: a.releases, Fallbacks: a.fallbacks}
+}
+
+// watch drops the spill's pages from the resident set whenever the
+// resident set passes the budget. The data stays in the page cache (and
+// on disk once written back), so dropping is safe at any moment, even
+// while other goroutines read and write the slices.
+func (a *arena) watch() {
+	defer close(a.done)
+	if a.budget <= 0 {
+		<-a.stop
+		return
+	}
+	tick := time.NewTicker(watchInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-a.stop:
+			return
+		case <-tick.C:
+		}
+		if rss, ok := residentBytes(); ok && rss > a.budget {
+			a.release()
+		}
+	}
+}
+
+func (a *arena) release() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for i := range a.regions {
+		if r := &a.regions[i]; !r.freed {
+			_ = syscall.Madvise(r.mem, syscall.MADV_DONTNEED)
+		}
+	}
+	a.releases++
+}
+
+// residentBytes reads the process's resident set from /proc/self/statm.
+func residentBytes() (int64, bool) {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0, false
+	}
+	fields := bytes.Fields(b)
+	if len(fields) < 2 {
+		return 0, false
+	}
+	pages, err := strconv.ParseInt(string(fields[1]), 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return pages * int64(os.Getpagesize()), true
+}

@@ -1,0 +1,18 @@
+//go:build !linux
+
+package spill
+
+import "errors"
+
+// arena exists only on Linux; elsewhere Start fails and Make always
+// allocates on the heap.
+type arena struct{ minBytes int64 }
+
+func (a *arena) alloc(int64) ([]byte, bool) { return nil, false }
+func (a *arena) free(uintptr, int64)        {}
+func (a *arena) stats() Stats               { return Stats{} }
+
+// Start reports that the spill needs Linux.
+func Start(opt Options) (stop func(), err error) {
+	return nil, errors.New("spill: a spill file needs Linux")
+}

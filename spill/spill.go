@@ -1,0 +1,140 @@
+// Package spill keeps the slices that grow with an input's lines out of the
+// process's resident memory, so that a log larger than memory can still be
+// analysed whole.
+//
+// Once Start has run, Make places every large slice in a temporary file
+// mapped into memory instead of on the Go heap. The analyses read and write
+// such a slice as any other; the kernel keeps the pages it can in its page
+// cache and writes the rest to disk. A watchdog drops the file's pages from
+// the process's resident set whenever the resident set passes the budget,
+// so that the memory stampede holds itself stays under it; the pages stay
+// in the page cache, which the kernel reclaims under pressure, and come back
+// on the next read.
+//
+// Only pointer-free element types can live there: the garbage collector
+// does not look inside the file, so a pointer kept in it would not keep
+// anything alive. Make panics on a type with pointers.
+package spill
+
+import (
+	"fmt"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// DefaultMinBytes is the size below which Make allocates on the heap even
+// while the spill is on: small slices gain nothing from a mapping of their
+// own.
+const DefaultMinBytes = 4 << 20
+
+// Options configure Start.
+type Options struct {
+	// Dir holds the spill file; "" is os.TempDir().
+	Dir string
+	// Budget is the resident set, in bytes, past which the spill's pages
+	// are dropped from it; 0 never drops them.
+	Budget int64
+	// MinBytes is the smallest slice placed in the file; 0 is
+	// DefaultMinBytes.
+	MinBytes int64
+}
+
+// active is the spill in use, or nil.
+var active atomic.Pointer[arena]
+
+// Stats describe the spill of a run.
+type Stats struct {
+	// Dir holds the spill file (already unlinked, so that nothing is
+	// left behind even if the process is killed).
+	Dir string
+	// Bytes is the file space reserved so far, Freed the part handed back.
+	Bytes, Freed int64
+	// Releases counts the times the watchdog dropped the spill's pages
+	// from the resident set.
+	Releases int64
+	// Fallbacks counts slices that went to the heap because the spill
+	// file could not grow (a full disk).
+	Fallbacks int64
+}
+
+// Current reports the active spill's figures; ok is false when no spill
+// is on.
+func Current() (Stats, bool) {
+	a := active.Load()
+	if a == nil {
+		return Stats{}, false
+	}
+	return a.stats(), true
+}
+
+// Make returns a slice of length n and capacity c, in the spill file when
+// the spill is on and the slice is at least its MinBytes, else on the heap.
+// Memory from the spill file reads as zeros, like make's.
+func Make[T any](n, c int) []T {
+	if c < n {
+		panic(fmt.Sprintf("spill.Make: len %d larger than cap %d", n, c))
+	}
+	var zero T
+	size := int64(c) * int64(unsafe.Sizeof(zero))
+	a := active.Load()
+	if a == nil || size < a.minBytes {
+		return make([]T, n, c)
+	}
+	mustBePointerFree(reflect.TypeFor[T]())
+	mem, ok := a.alloc(size)
+	if !ok {
+		return make([]T, n, c)
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(mem))), c)[:n]
+}
+
+// Free hands back the file space and page cache of a slice Make placed in
+// the spill file. s must be Make's slice, or a reslice of it with the same
+// start and capacity; nothing may use that slice afterwards, as its memory
+// reads as zeros from then on. A window inside such a slice frees nothing,
+// and heap slices, and slices of a spill that has since stopped, are left
+// to the garbage collector.
+func Free[T any](s []T) {
+	a := active.Load()
+	if a == nil || cap(s) == 0 {
+		return
+	}
+	var zero T
+	a.free(uintptr(unsafe.Pointer(unsafe.SliceData(s))), int64(cap(s))*int64(unsafe.Sizeof(zero)))
+}
+
+// pointerFree caches mustBePointerFree's verdict per type.
+var pointerFree sync.Map
+
+func mustBePointerFree(t reflect.Type) {
+	if _, ok := pointerFree.Load(t); ok {
+		return
+	}
+	if hasPointers(t) {
+		panic(fmt.Sprintf("spill.Make: %s holds pointers, which the garbage collector cannot see in the spill file", t))
+	}
+	pointerFree.Store(t, true)
+}
+
+func hasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return false
+	case reflect.Array:
+		return t.Len() > 0 && hasPointers(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if hasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+func unsafeStart(b []byte) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(b)) }

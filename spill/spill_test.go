@@ -1,0 +1,209 @@
+//go:build linux
+
+package spill
+
+import (
+	"reflect"
+	"testing"
+	"unsafe"
+)
+
+type pointerFreeRecord struct {
+	start int64
+	id    uint32
+	flags [3]bool
+}
+
+type recordWithPointer struct {
+	start int64
+	name  string
+}
+
+// startForTest turns a spill on that takes every slice, and off at the end.
+func startForTest(t *testing.T, budget int64) *arena {
+	t.Helper()
+	stop, err := Start(Options{Dir: t.TempDir(), Budget: budget, MinBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return active.Load()
+}
+
+func inSpill[T any](a *arena, s []T) bool {
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, r := range a.regions {
+		if base := uintptr(unsafeStart(r.mem)); p >= base && p < base+uintptr(len(r.mem)) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestMakeWithoutSpillIsHeap(t *testing.T) {
+	if _, ok := Current(); ok {
+		t.Fatal("a spill is on before any test started one")
+	}
+	s := Make[int64](3, 10)
+	if len(s) != 3 || cap(s) != 10 {
+		t.Fatalf("len %d cap %d, want 3 and 10", len(s), cap(s))
+	}
+	// Pointers are fine on the heap.
+	_ = Make[recordWithPointer](1, 1)
+}
+
+// TestSpillKeepsData writes a pattern, drops every page from the resident
+// set as the watchdog does, and reads the pattern back.
+func TestSpillKeepsData(t *testing.T) {
+	a := startForTest(t, 0)
+	for _, tc := range []struct {
+		name string
+		n, c int
+	}{
+		{"one page", 10, 512},
+		{"many pages", 1 << 20, 1 << 20},
+		{"length below capacity", 1000, 1 << 18},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Make[pointerFreeRecord](tc.n, tc.c)
+			if len(s) != tc.n || cap(s) != tc.c {
+				t.Fatalf("len %d cap %d, want %d and %d", len(s), cap(s), tc.n, tc.c)
+			}
+			if !inSpill(a, s) {
+				t.Fatal("the slice is not in the spill file")
+			}
+			s = s[:cap(s)]
+			for i := range s {
+				if s[i] != (pointerFreeRecord{}) {
+					t.Fatalf("fresh slot %d holds %+v, want zero", i, s[i])
+				}
+				s[i] = pointerFreeRecord{start: int64(i) * 7, id: uint32(i), flags: [3]bool{i%2 == 0}}
+			}
+			a.release()
+			for i := range s {
+				if want := (pointerFreeRecord{start: int64(i) * 7, id: uint32(i), flags: [3]bool{i%2 == 0}}); s[i] != want {
+					t.Fatalf("slot %d after release holds %+v, want %+v", i, s[i], want)
+				}
+			}
+		})
+	}
+}
+
+func TestFree(t *testing.T) {
+	a := startForTest(t, 0)
+	whole := Make[int64](1<<16, 1<<16)
+	window := whole[1024:2048]
+	Free(window)
+	if st := a.stats(); st.Freed != 0 {
+		t.Fatalf("freeing a window inside a slice freed %d bytes; it must free nothing", st.Freed)
+	}
+	whole[5] = 42
+	Free(whole[:10]) // same start and capacity: the slice as made
+	st := a.stats()
+	if st.Freed != 1<<19 {
+		t.Fatalf("freed %d bytes, want %d", st.Freed, 1<<19)
+	}
+	// Freed memory stays mapped and reads as zeros, so a mistaken late
+	// read gives zeros, not a crash.
+	if whole[5] != 0 {
+		t.Fatalf("freed slot reads %d, want 0", whole[5])
+	}
+	Free(whole) // twice: nothing more
+	if again := a.stats(); again.Freed != st.Freed {
+		t.Fatalf("a second Free freed %d more bytes", again.Freed-st.Freed)
+	}
+}
+
+func TestMakeRejectsPointers(t *testing.T) {
+	startForTest(t, 0)
+	for _, tc := range []struct {
+		name string
+		make func()
+	}{
+		{"string", func() { Make[string](1, 1) }},
+		{"struct with a string", func() { Make[recordWithPointer](1, 1) }},
+		{"slice", func() { Make[[]int](1, 1) }},
+		{"pointer in an array", func() { Make[[2]*int](1, 1) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Fatal("Make accepted a type with pointers")
+				}
+			}()
+			tc.make()
+		})
+	}
+}
+
+func TestHasPointers(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		got  bool
+		want bool
+	}{
+		{"int64", hasPointers(typeOf[int64]()), false},
+		{"pointer-free struct", hasPointers(typeOf[pointerFreeRecord]()), false},
+		{"empty array of pointers", hasPointers(typeOf[[0]*int]()), false},
+		{"struct with a string", hasPointers(typeOf[recordWithPointer]()), true},
+		{"map", hasPointers(typeOf[map[int]int]()), true},
+		{"interface", hasPointers(typeOf[any]()), true},
+		{"unsafe.Pointer", hasPointers(typeOf[unsafe.Pointer]()), true},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: hasPointers = %v, want %v", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+// TestReleaseDropsResidentPages checks what the budget rests on: the
+// watchdog's release takes the spill's pages out of the resident set.
+func TestReleaseDropsResidentPages(t *testing.T) {
+	a := startForTest(t, 0)
+	const size = 256 << 20
+	s := Make[byte](size, size)
+	before, ok := residentBytes()
+	if !ok {
+		t.Skip("no /proc/self/statm")
+	}
+	for i := 0; i < size; i += 4096 {
+		s[i] = 1
+	}
+	touched, _ := residentBytes()
+	if touched-before < size/2 {
+		t.Fatalf("writing %d MiB raised the resident set by only %d MiB", size>>20, (touched-before)>>20)
+	}
+	a.release()
+	released, _ := residentBytes()
+	if touched-released < size/2 {
+		t.Fatalf("release lowered the resident set by only %d MiB of %d", (touched-released)>>20, size>>20)
+	}
+	if st := a.stats(); st.Releases != 1 {
+		t.Fatalf("Releases = %d, want 1", st.Releases)
+	}
+	for i := 0; i < size; i += 4096 {
+		if s[i] != 1 {
+			t.Fatalf("byte %d lost after release", i)
+		}
+	}
+}
+
+func TestStartTwiceFails(t *testing.T) {
+	startForTest(t, 0)
+	if _, err := Start(Options{Dir: t.TempDir()}); err == nil {
+		t.Fatal("a second Start succeeded while the first spill was on")
+	}
+}
+
+func TestStartInMissingDirFails(t *testing.T) {
+	if _, err := Start(Options{Dir: t.TempDir() + "/missing"}); err == nil {
+		t.Fatal("Start succeeded in a directory that does not exist")
+	}
+	if _, ok := Current(); ok {
+		t.Fatal("a failed Start left a spill on")
+	}
+}
+
+func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
