@@ -150,6 +150,7 @@ Exit status:
   stampede check access.log --class interactive=route:/chat --fail-on 'interactive.http_throttle_rate > 0.01'`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			defer o.inputs.limits.close()
 			if len(o.gates.failOn) == 0 {
 				return fmt.Errorf("check needs at least one --fail-on rule, e.g. --fail-on periodic")
 			}

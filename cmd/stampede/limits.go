@@ -28,6 +28,9 @@ type limitFlags struct {
 	maxMemory string
 	timeout   time.Duration
 	spillDir  string
+	// stopSpill ends the spill run started; the command calls close once
+	// its output is written, which reads the spilled events too.
+	stopSpill func()
 }
 
 func (l *limitFlags) register(cmd *cobra.Command) {
@@ -52,11 +55,11 @@ func (l *limitFlags) run(cmd *cobra.Command, inputs []string, work func(ctx cont
 	if err != nil {
 		return fmt.Errorf("--max-memory: %w", err)
 	}
-	stopSpill, err := l.startSpill(limit, inputs, cmd.ErrOrStderr())
-	if err != nil {
-		return err
+	if l.stopSpill == nil {
+		if l.stopSpill, err = l.startSpill(limit, inputs, cmd.ErrOrStderr()); err != nil {
+			return err
+		}
 	}
-	defer stopSpill()
 	ctx, cancel := context.WithCancelCause(cmd.Context())
 	defer cancel(nil)
 	if l.timeout > 0 {
@@ -172,6 +175,15 @@ func availableMemory() (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// close ends the spill run started; a command defers it, so that
+// writing its output is under the budget too.
+func (l *limitFlags) close() {
+	if l.stopSpill != nil {
+		l.stopSpill()
+		l.stopSpill = nil
+	}
 }
 
 func stopCause(ctx context.Context) error {

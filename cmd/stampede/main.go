@@ -171,6 +171,7 @@ func newAnalyzeCmd() *cobra.Command {
   stampede analyze timeline.parquet --format json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			defer o.inputs.limits.close()
 			format, err := report.ParseFormat(o.format)
 			if err != nil {
 				return err
@@ -261,6 +262,7 @@ func newIngestCmd() *cobra.Command {
   stampede analyze timeline.arrow`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			defer o.inputs.limits.close()
 			if o.output == "" {
 				return fmt.Errorf("ingest needs -o FILE ending in .arrow or .parquet")
 			}

@@ -93,6 +93,7 @@ Token sizes are not in access logs: give --task-tokens and --interactive-tokens
   stampede whatif --scenario testdata/scenarios/seed-incident.json --format markdown
   stampede analyze testdata/seed-incident --whatif`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			defer o.inputs.limits.close()
 			format, err := report.ParseFormat(o.format)
 			if err != nil {
 				return err
