@@ -8,6 +8,7 @@
 #   bench/run.sh --install-peers          # apt-get install goaccess lnav mawk jq first
 #   bench/run.sh --peer-max-lines 500000  # goaccess and lnav only on files up to 500k lines
 #   bench/run.sh --baseline /tmp/old-stampede  # also time another build, e.g. of the last commit
+#   bench/run.sh --budget 300MiB          # also time analyze under --max-memory (the default; "" skips it)
 #
 # Every command runs --runs times (default 3), the commands interleaved
 # within each round so that a slow moment of a shared machine hits all of
@@ -25,6 +26,7 @@ gzip_big=0
 peers=1
 peer_max=0 # 0: run the slow peers (goaccess, lnav) on every file
 baseline=""
+budget=300MiB
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -37,7 +39,8 @@ while [ $# -gt 0 ]; do
 	--no-peers) peers=0 ;;
 	--peer-max-lines) peer_max=$2; shift ;;
 	--baseline) baseline=$2; shift ;;
-	-h | --help) sed -n '2,15p' "$0"; exit 0 ;;
+	--budget) budget=$2; shift ;;
+	-h | --help) sed -n '2,16p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown flag $1 (see --help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -90,6 +93,9 @@ commands() {
 	local f=$1 q
 	q=$(printf %q "$f")
 	printf 'stampede analyze\t%s analyze %s --format json -o /dev/null\n' "$stampede" "$q"
+	if [ -n "$budget" ]; then
+		printf 'stampede analyze %s\t%s analyze %s --format json -o /dev/null --max-memory %s\n' "$budget" "$stampede" "$q" "$budget"
+	fi
 	printf 'stampede ingest\t%s ingest %s -o %s\n' "$stampede" "$q" "$dir/out.parquet"
 	if [ -n "$baseline" ]; then
 		printf 'baseline analyze\t%s analyze %s --format json -o /dev/null\n' "$baseline" "$q"
