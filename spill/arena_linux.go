@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -15,6 +16,11 @@ import (
 // budget: often enough that a pass over gigabytes of events cannot fault
 // in much past it between two looks.
 const watchInterval = 2 * time.Millisecond
+
+const (
+	tmpfsMagic = 0x01021994
+	ramfsMagic = 0x858458f6
+)
 
 const (
 	fallocPunchHole = 0x02 // FALLOC_FL_PUNCH_HOLE
@@ -54,6 +60,12 @@ func Start(opt Options) (stop func(), err error) {
 	dir := opt.Dir
 	if dir == "" {
 		dir = os.TempDir()
+	}
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(dir, &fs); err == nil && (uint32(fs.Type) == tmpfsMagic || uint32(fs.Type) == ramfsMagic) {
+		// Its pages are memory that no disk can take back: the resident set
+		// would drop while the machine's memory did not.
+		return nil, fmt.Errorf("spill: %s is a file system in memory (tmpfs); give a directory on a disk", dir)
 	}
 	f, err := os.CreateTemp(dir, "stampede-spill-*")
 	if err != nil {
@@ -144,14 +156,21 @@ func (a *arena) watch() {
 		<-a.stop
 		return
 	}
-	tick := time.NewTicker(watchInterval)
-	defer tick.Stop()
+	// Sleeping in a system call rather than on a Go timer: a timer fires
+	// only when a scheduler looks at it, which with every processor busy
+	// or parked can be 10 ms or more, long enough for a pass over cached
+	// events to map hundreds of megabytes. Back from the call, the
+	// goroutine takes any idle processor at once.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	pause := syscall.NsecToTimespec(int64(watchInterval))
 	for {
 		select {
 		case <-a.stop:
 			return
-		case <-tick.C:
+		default:
 		}
+		_ = syscall.Nanosleep(&pause, nil)
 		if rss, ok := residentBytes(); ok && rss > a.budget {
 			a.release()
 		}

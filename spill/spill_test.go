@@ -4,6 +4,8 @@ package spill
 
 import (
 	"reflect"
+	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
 )
@@ -207,3 +209,18 @@ func TestStartInMissingDirFails(t *testing.T) {
 }
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
+
+func TestStartRefusesMemoryFileSystems(t *testing.T) {
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs("/dev/shm", &fs); err != nil || uint32(fs.Type) != tmpfsMagic {
+		t.Skip("no tmpfs at /dev/shm")
+	}
+	stop, err := Start(Options{Dir: "/dev/shm"})
+	if err == nil {
+		stop()
+		t.Fatal("Start accepted a tmpfs directory, where the spill would stay in memory")
+	}
+	if !strings.Contains(err.Error(), "tmpfs") {
+		t.Fatalf("error %q does not say why", err)
+	}
+}
