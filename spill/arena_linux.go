@@ -122,7 +122,7 @@ func (a *arena) alloc(size int64) ([]byte, bool) {
 	return mem, true
 }
 
-func (a *arena) free(start uintptr, capBytes int64) {
+func (a *arena) free(start uintptr, capBytes int64) bool {
 	page := int64(os.Getpagesize())
 	capBytes = (capBytes + page - 1) &^ (page - 1)
 	a.mu.Lock()
@@ -136,8 +136,9 @@ func (a *arena) free(start uintptr, capBytes int64) {
 		_ = syscall.Fallocate(int(a.file.Fd()), fallocPunchHole|fallocKeepSize, r.offset, int64(len(r.mem)))
 		r.freed = true
 		a.freed += int64(len(r.mem))
-		return
+		return true
 	}
+	return false
 }
 
 func (a *arena) stats() Stats {

@@ -9,7 +9,7 @@ import "errors"
 type arena struct{ minBytes int64 }
 
 func (a *arena) alloc(int64) ([]byte, bool) { return nil, false }
-func (a *arena) free(uintptr, int64)        {}
+func (a *arena) free(uintptr, int64) bool   { return false }
 func (a *arena) stats() Stats               { return Stats{} }
 
 // Start reports that the spill needs Linux.

@@ -95,14 +95,14 @@ func Make[T any](n, c int) []T {
 // start and capacity; nothing may use that slice afterwards, as its memory
 // reads as zeros from then on. A window inside such a slice frees nothing,
 // and heap slices, and slices of a spill that has since stopped, are left
-// to the garbage collector.
-func Free[T any](s []T) {
+// to the garbage collector. Free reports whether it handed anything back.
+func Free[T any](s []T) bool {
 	a := active.Load()
 	if a == nil || cap(s) == 0 {
-		return
+		return false
 	}
 	var zero T
-	a.free(uintptr(unsafe.Pointer(unsafe.SliceData(s))), int64(cap(s))*int64(unsafe.Sizeof(zero)))
+	return a.free(uintptr(unsafe.Pointer(unsafe.SliceData(s))), int64(cap(s))*int64(unsafe.Sizeof(zero)))
 }
 
 // pointerFree caches mustBePointerFree's verdict per type.

@@ -97,12 +97,16 @@ func TestFree(t *testing.T) {
 	a := startForTest(t, 0)
 	whole := Make[int64](1<<16, 1<<16)
 	window := whole[1024:2048]
-	Free(window)
+	if Free(window) {
+		t.Fatal("Free of a window inside a slice reported freeing it")
+	}
 	if st := a.stats(); st.Freed != 0 {
 		t.Fatalf("freeing a window inside a slice freed %d bytes; it must free nothing", st.Freed)
 	}
 	whole[5] = 42
-	Free(whole[:10]) // same start and capacity: the slice as made
+	if !Free(whole[:10]) { // same start and capacity: the slice as made
+		t.Fatal("Free of the slice as made reported freeing nothing")
+	}
 	st := a.stats()
 	if st.Freed != 1<<19 {
 		t.Fatalf("freed %d bytes, want %d", st.Freed, 1<<19)
@@ -112,7 +116,9 @@ func TestFree(t *testing.T) {
 	if whole[5] != 0 {
 		t.Fatalf("freed slot reads %d, want 0", whole[5])
 	}
-	Free(whole) // twice: nothing more
+	if Free(whole) { // twice: nothing more
+		t.Fatal("a second Free reported freeing the slice again")
+	}
 	if again := a.stats(); again.Freed != st.Freed {
 		t.Fatalf("a second Free freed %d more bytes", again.Freed-st.Freed)
 	}

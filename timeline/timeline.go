@@ -534,8 +534,11 @@ func Merge(sources []Source, parts []Part) *Timeline {
 				t.Events[i].Line += p.LineBase
 			}
 		}
-		released += len(p.Events)
-		spill.Free(p.Events)
+		// A part in the spill file is handed back at once; one on the
+		// heap waits for a collection.
+		if !spill.Free(p.Events) {
+			released += len(p.Events)
+		}
 		p.Events = nil
 		// Events hold no pointers, so a collection costs little; without
 		// one here the copied parts would stay resident beside the
