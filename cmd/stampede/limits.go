@@ -34,7 +34,7 @@ type limitFlags struct {
 }
 
 func (l *limitFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&l.maxMemory, "max-memory", "", "keep the resident set under this size, e.g. 512MiB or 4GiB, by spilling the events to a temporary file; stop with an error (exit 2) if the heap alone grows past it (default: no limit; a spill starts anyway when the inputs look larger than half the available memory)")
+	cmd.Flags().StringVar(&l.maxMemory, "max-memory", "", "hold the resident set near this size, e.g. 512MiB or 4GiB, by spilling the events to a temporary file; stop with an error (exit 2) if the heap alone grows past it (default: no limit; a spill starts anyway when the inputs look larger than half the available memory)")
 	cmd.Flags().StringVar(&l.spillDir, "spill-dir", "", "directory for the spill file (default: $TMPDIR or /tmp); it needs free space of about 1.5 times the uncompressed input")
 	cmd.Flags().DurationVar(&l.timeout, "timeout", 0, "stop with an error (exit 2) when the run takes longer, e.g. 90s or 10m (default: no limit)")
 }
