@@ -313,3 +313,41 @@ func TestMaxMemorySpills(t *testing.T) {
 		})
 	}
 }
+
+// TestEstimatedFootprint covers what decides an automatic spill: the
+// inputs' sizes, compressed files counted at their usual ratio.
+func TestEstimatedFootprint(t *testing.T) {
+	dir := t.TempDir()
+	sized := func(name string, size int64) string {
+		p := filepath.Join(dir, name)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := f.Truncate(size); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	plain := sized("access.log", 1000)
+	gz := sized("access.log.1.gz", 100)
+	tests := []struct {
+		name   string
+		inputs []string
+		want   int64
+	}{
+		{"plain file", []string{plain}, 1200},
+		{"gzip counts ten times its size", []string{gz}, 1200},
+		{"directory adds up its logs", []string{dir}, 2400},
+		{"missing input", []string{filepath.Join(dir, "missing.log")}, 0},
+		{"standard input", []string{"-"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := estimatedFootprint(tt.inputs); got != tt.want {
+				t.Fatalf("estimatedFootprint = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
