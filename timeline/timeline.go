@@ -324,20 +324,50 @@ type Timeline struct {
 }
 
 // Sort orders events by Start, then by source position, so that output is
-// deterministic whatever order the files were read in.
-func (t *Timeline) Sort() {
+// deterministic whatever order the files were read in. While a spill is on,
+// Sort may put the events in a new slice; t.Events is then that slice.
+func (t *Timeline) Sort() { t.sort(false) }
+
+// sort is Sort; owned says that nothing else holds t.Events, so that a
+// slice the events leave can go back to the spill at once.
+func (t *Timeline) sort(owned bool) {
 	if sortedEvents(t.Events) {
 		return
 	}
 	if positionsInOrder(t.Events) && uint64(len(t.Events)) <= maxShortKeys {
 		keys := sortedShortKeys(t.Events)
-		permute(t.Events, keys)
+		reorder(t, keys, owned)
 		spill.Free(keys)
 		return
 	}
 	keys := sortedKeys(t.Events)
-	permute(t.Events, keys)
+	reorder(t, keys, owned)
 	spill.Free(keys)
+}
+
+// reorder puts t's events in the order keys give. In memory it permutes in
+// place, which needs no second slice. In the spill it gathers into a new
+// slice instead: following the permutation's cycles jumps across the whole
+// slice, and once the slice is larger than the resident budget every jump
+// faults a page back in; gathering reads each input file's events as a
+// nearly sequential stream and writes the new slice in order.
+func reorder[K any, PK interface {
+	*K
+	slot() (index uint32, done *bool)
+}](t *Timeline, keys []K, owned bool) {
+	if _, spilling := spill.Current(); !spilling {
+		permute[K, PK](t.Events, keys)
+		return
+	}
+	gathered := spill.Make[Event](len(t.Events), len(t.Events))
+	for i := range keys {
+		k, _ := PK(&keys[i]).slot()
+		gathered[i] = t.Events[k]
+	}
+	if owned {
+		spill.Free(t.Events)
+	}
+	t.Events = gathered
 }
 
 // positionsInOrder reports whether source and line never decrease along
@@ -512,7 +542,7 @@ func Merge(sources []Source, parts []Part) *Timeline {
 	if len(parts) == 1 && parts[0].SourceBase == 0 && parts[0].LineBase == 0 {
 		t.Events = parts[0].Events
 		parts[0].Events = nil
-		t.Sort()
+		t.sort(true)
 		return t
 	}
 	n := 0
@@ -548,7 +578,7 @@ func Merge(sources []Source, parts []Part) *Timeline {
 			released = 0
 		}
 	}
-	t.Sort()
+	t.sort(true)
 	return t
 }
 
