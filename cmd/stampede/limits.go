@@ -210,8 +210,13 @@ func watchMemory(ctx context.Context, limit int64, flag string, cancel context.C
 			return
 		}
 		if heap := sample[0].Value.Uint64(); heap > uint64(limit) {
-			cancel(fmt.Errorf("stopped: the heap reached %s, over --max-memory %s; raise the limit or read fewer or smaller inputs; no output written",
-				formatBytes(int64(heap)), flag))
+			why := "raise the limit or read fewer or smaller inputs"
+			if st, ok := spill.Current(); ok && st.Fallbacks > 0 {
+				// A full spill disk sends the events to the heap.
+				why = fmt.Sprintf("the spill file in %s could not grow (%d allocations went to the heap); free space there or give --spill-dir", st.Dir, st.Fallbacks)
+			}
+			cancel(fmt.Errorf("stopped: the heap reached %s, over --max-memory %s; %s; no output written",
+				formatBytes(int64(heap)), flag, why))
 			return
 		}
 	}
