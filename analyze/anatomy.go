@@ -360,6 +360,11 @@ func projectBelowInteractive(w *Waves, interactiveRate float64) {
 	if w.ProjectedWaves > 0 {
 		k = min(k, w.ProjectedWaves)
 	}
+	if w.Ended && k >= len(w.Waves) {
+		// Every wave that came outran the interactive rate, and none
+		// follows: there is no later wave to name.
+		return
+	}
 	w.BelowInteractiveWave = k + 1
 	if w.Periodic {
 		at := w.Waves[0].Start.Add(time.Duration(float64(k) * w.Period * 1e9))

@@ -101,6 +101,7 @@ func reconcile(j *joins) Reconciliation {
 	for g := range j.groups {
 		recovered[g] = tl.Events[j.groups[g].last].Outcome == timeline.OutcomeOK
 	}
+	unjoinedByClass := map[timeline.Class]int64{}
 	for _, i := range j.http {
 		e := &tl.Events[i]
 		if e.Outcome != timeline.OutcomeThrottled {
@@ -109,12 +110,16 @@ func reconcile(j *joins) Reconciliation {
 		switch g := j.groupOf[i]; {
 		case g < 0:
 			r.ThrottledUnjoined++
+			unjoinedByClass[e.Class]++
 		case recovered[g] && i != j.groups[g].last:
 			// The group ends in success and this attempt is not its end.
 			r.ThrottledRecovered++
 		default:
 			r.ThrottledInFailedCalls++
 		}
+	}
+	if r.ThrottledUnjoined > 0 && j.callsFromLog && hasSDKAttempts(j) {
+		splitUnjoinedByCallCounts(j, &r, unjoinedByClass)
 	}
 	// A call recovered by retry: ok in the end after at least one failed
 	// attempt.
@@ -152,6 +157,50 @@ func reconcile(j *joins) Reconciliation {
 		r.Explanation = []string{}
 	}
 	return r
+}
+
+// splitUnjoinedByCallCounts splits the throttled attempts that no join key
+// tied to a call by the SDK's own attempt counts on the calls that no
+// attempt group holds. Interactive callers rarely send a task id, so the
+// wire cannot say which call an attempt belonged to, but the call log says
+// how many attempts each call made and how it ended: a call that ended ok
+// after n attempts had n-1 attempts retried into its success. That holds
+// for throttles only when throttles were the class's only failed attempts,
+// so a class with other failures keeps its attempts unjoined.
+func splitUnjoinedByCallCounts(j *joins, r *Reconciliation, unjoined map[timeline.Class]int64) {
+	recoveredBy := map[timeline.Class]int64{}
+	failedBy := map[timeline.Class]int64{}
+	for i := range j.calls {
+		c := &j.calls[i]
+		if c.group >= 0 || c.attempts <= 0 {
+			continue
+		}
+		switch {
+		case c.outcome == timeline.OutcomeOK:
+			recoveredBy[c.class] += int64(c.attempts - 1)
+		case c.outcome == timeline.OutcomeThrottled:
+			failedBy[c.class] += int64(c.attempts)
+		}
+	}
+	var moved int64
+	for cl, n := range unjoined {
+		h := httpSide(j.tl, j.http, func(e *timeline.Event) bool { return e.Class == cl })
+		if h.Retryable+h.NonRetryable > 0 {
+			continue
+		}
+		// Counts that disagree with the wire say the logs do not cover the
+		// same calls: leave the attempts unjoined rather than guess.
+		if recoveredBy[cl]+failedBy[cl] != n {
+			continue
+		}
+		r.ThrottledRecovered += recoveredBy[cl]
+		r.ThrottledInFailedCalls += failedBy[cl]
+		moved += n
+	}
+	if moved > 0 {
+		r.ThrottledUnjoined -= moved
+		r.Method += fmt.Sprintf("; %s throttled attempts without join keys split by the SDK's attempt counts per call", count(moved))
+	}
 }
 
 func hasSDKAttempts(j *joins) bool {

@@ -7,7 +7,7 @@ import "time"
 
 // SchemaVersion is the version of the JSON result schema (docs/result-schema.md).
 // Bump the minor for additions, the major for renames or removals.
-const SchemaVersion = "1.7"
+const SchemaVersion = "1.8"
 
 // Result is everything stampede concludes about one incident.
 type Result struct {
@@ -247,6 +247,9 @@ type Waves struct {
 	ProjectedWavesHigh int `json:"projected_waves_high,omitempty"`
 	// ProjectedEnd is when the last projected wave is due (periodic only).
 	ProjectedEnd *time.Time `json:"projected_end,omitempty"`
+	// Ended is true when no call of the last wave failed: nothing was left
+	// to retry, so no wave is projected past it.
+	Ended bool `json:"ended,omitempty"`
 	// BurstsStopped is when the last wave ended.
 	BurstsStopped *time.Time `json:"bursts_stopped,omitempty"`
 	// Delays are the measured gaps per retry layer.
@@ -307,10 +310,16 @@ type DelayStats struct {
 	Mean  float64 `json:"mean_s"`
 	Sigma float64 `json:"sigma_s"`
 	P50   float64 `json:"p50_s"`
+	// P10 is the lower tenth: a fixed delay that a client runs late keeps
+	// it close to P50.
+	P10 float64 `json:"p10_s"`
 	Min   float64 `json:"min_s"`
 	Max   float64 `json:"max_s"`
 	// Fixed is true when the spread is too small to be jitter.
 	Fixed bool `json:"fixed"`
+	// WholeSeconds is true when the gaps were measured between whole-second
+	// stamps, which hide jitter under a second.
+	WholeSeconds bool `json:"whole_seconds,omitempty"`
 }
 
 // FixedDelay is a suspected constant behind the period.

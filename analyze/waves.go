@@ -784,11 +784,46 @@ func findWaves(j *joins, opt Options) Waves {
 			w.ProjectedEnd = &end
 		}
 	}
+	if len(w.Waves) > 0 && lastWaveSucceeded(j, w.Waves[len(w.Waves)-1]) {
+		// A wave with no failed call leaves nothing to requeue: the storm is
+		// over, whatever the decay fit would extrapolate.
+		w.Ended = true
+		w.ProjectedWaves, w.ProjectedWavesHigh = len(w.Waves), len(w.Waves)
+		w.ProjectedEnd = nil
+	}
 	if w.Periodic {
 		w.Suspects = explainPeriod(j, w.Period, w.Delays)
 	}
 	describeAnatomy(j, &w)
 	return w
+}
+
+// lastWaveSucceeded reports whether the calls that started in the last wave
+// are known and none of them failed.
+func lastWaveSucceeded(j *joins, last Wave) bool {
+	from := last.Start.UnixNano()
+	if wholeSecondAttempts(j) {
+		from -= int64(time.Second)
+	}
+	batch := false
+	for i := range j.calls {
+		if j.calls[i].class == timeline.ClassBatch {
+			batch = true
+			break
+		}
+	}
+	var calls int
+	for i := range j.calls {
+		c := &j.calls[i]
+		if c.start < from || (batch && c.class != timeline.ClassBatch) {
+			continue
+		}
+		calls++
+		if c.failed() {
+			return false
+		}
+	}
+	return calls > 0
 }
 
 // maxACFPoints bounds the ACF curve kept in the result: enough for a chart
@@ -878,22 +913,19 @@ func refinePeriod(acfPeriod, binWidth float64, centresNs []float64) (float64, in
 	if len(centresNs) < 3 || acfPeriod <= 0 {
 		return acfPeriod, len(centresNs)
 	}
-	x := []float64{0}
-	y := []float64{centresNs[0] / 1e9}
-	idx := 0.0
-	last := centresNs[0] / 1e9
-	for i := 1; i < len(centresNs); i++ {
-		c := centresNs[i] / 1e9
-		d := c - last
-		k := math.Round(d / acfPeriod)
-		if k < 1 || math.Abs(d-k*acfPeriod) > tol {
-			// Not on the period's grid (a stray burst): leave it out of the fit.
-			continue
+	// The grid is anchored on whichever wave puts the most waves on it,
+	// not on the first: a first wave that is one burst of first attempts,
+	// while later waves spread over their retries, sits off the grid the
+	// later waves keep.
+	var x, y []float64
+	for a := range centresNs {
+		if len(centresNs)-a <= len(x) {
+			break // no later anchor can chain more waves
 		}
-		idx += k
-		last = c
-		x = append(x, idx)
-		y = append(y, c)
+		cx, cy := gridChain(centresNs[a:], acfPeriod, tol)
+		if len(cx) > len(x) {
+			x, y = cx, cy
+		}
 	}
 	if len(x) < 3 {
 		return acfPeriod, len(x)
@@ -903,6 +935,29 @@ func refinePeriod(acfPeriod, binWidth float64, centresNs []float64) (float64, in
 		return acfPeriod, len(x)
 	}
 	return slope, len(x)
+}
+
+// gridChain follows the period's grid from the first centre: each centre a
+// whole number of periods (within tol) after the last one taken joins it,
+// indexed by the periods elapsed; others are stray bursts and are left out.
+func gridChain(centresNs []float64, period, tol float64) (x, y []float64) {
+	x = []float64{0}
+	y = []float64{centresNs[0] / 1e9}
+	idx := 0.0
+	last := centresNs[0] / 1e9
+	for i := 1; i < len(centresNs); i++ {
+		c := centresNs[i] / 1e9
+		d := c - last
+		k := math.Round(d / period)
+		if k < 1 || math.Abs(d-k*period) > tol {
+			continue
+		}
+		idx += k
+		last = c
+		x = append(x, idx)
+		y = append(y, c)
+	}
+	return x, y
 }
 
 // countWaveAttempts fills each wave's attempts and throttled attempts: every
@@ -963,6 +1018,9 @@ type delaySample struct {
 	kind   string
 	gaps   []float64
 	coarse bool
+	// whole is set when the times were derived from whole-second stamps,
+	// whatever digits the derivation added.
+	whole bool
 }
 
 func (d *delaySample) add(from, to int64) {
@@ -986,8 +1044,11 @@ func (d *delaySample) stats() DelayStats {
 	sort.Float64s(sorted)
 	ds.Mean, ds.Sigma = meanSigma(sorted)
 	ds.P50 = percentileSorted(sorted, 0.5)
+	ds.P10 = percentileSorted(sorted, 0.1)
 	ds.Min, ds.Max = sorted[0], sorted[len(sorted)-1]
-	ds.Fixed = isFixed(ds, d.coarse)
+	coarse := d.coarse || d.whole
+	ds.Fixed = isFixed(ds, coarse)
+	ds.WholeSeconds = coarse
 	return ds
 }
 
@@ -1002,7 +1063,16 @@ func isFixed(ds DelayStats, coarse bool) bool {
 	if coarse {
 		return ds.Mean >= 4 && ds.Sigma <= math.Max(0.02*ds.Mean, 0.55)
 	}
-	return ds.Sigma <= math.Max(0.02*ds.Mean, 0.002)
+	return ds.Sigma <= math.Max(0.02*ds.Mean, 0.002) || tightFloor(ds.P10, ds.P50)
+}
+
+// tightFloor: a client that waits a fixed delay is only ever late, by how
+// long its event loop or scheduler takes to run the retry, so its gaps pile
+// up on the delay and trail off above it. Jitter spreads them below the
+// median as much as above. The floor, the lower tenth against the median,
+// tells the two apart where the spread does not.
+func tightFloor(p10, p50 float64) bool {
+	return p50 > 0 && p50-p10 <= math.Max(0.01*p50, 0.005)
 }
 
 const (
@@ -1030,7 +1100,11 @@ func measureDelays(j *joins) []DelayStats {
 			}
 		}
 	}
-	sdk := delaySample{kind: kindSDKDelay, coarse: true, gaps: spill.Make[float64](0, len(j.http))}
+	// An access log stamps the completion to the second; a start derived
+	// from it by subtracting $request_time has milliseconds but is no more
+	// precise, so the sample's precision is the attempts' logged stamps.
+	coarseAttempts := wholeSecondAttempts(j)
+	sdk := delaySample{kind: kindSDKDelay, coarse: true, whole: coarseAttempts, gaps: spill.Make[float64](0, len(j.http))}
 	for g := range j.groups {
 		prev := -1
 		for i := range j.attemptsOf(g) {
@@ -1040,7 +1114,7 @@ func measureDelays(j *joins) []DelayStats {
 			prev = i
 		}
 	}
-	rq := delaySample{kind: kindRequeue, coarse: true, gaps: spill.Make[float64](0, len(j.queueAttempts))}
+	rq := delaySample{kind: kindRequeue, coarse: true, whole: coarseAttempts && !j.callsFromLog, gaps: spill.Make[float64](0, len(j.queueAttempts))}
 	for ti := range j.tasks {
 		qas := j.queueAttemptsOf(&j.tasks[ti])
 		for k := 1; k < len(qas); k++ {
@@ -1130,6 +1204,21 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 		parts = append(parts, fd.Text)
 		out = append(out, fd)
 	}
+	callEvidence := ""
+	if best.a > 1 && retryKind == kindSDKDelay && sdk.WholeSeconds && !sdk.Fixed {
+		// Whole-second attempt stamps cannot time the SDK's gaps, but a call
+		// log with milliseconds times the calls: failed calls of a attempts
+		// that all take the same time wait fixed delays between them.
+		if mean, sigma, n, ok := failedCallSpan(j, best.a); ok {
+			inner := (mean - float64(best.a)*dur) / float64(best.a-1)
+			if inner > 0 {
+				sdk.Mean, sdk.Sigma, sdk.Fixed = inner, sigma/float64(best.a-1), true
+				sdk.Min, sdk.Max = inner, inner
+				retry = sdk
+				callEvidence = fmt.Sprintf("; %s failed calls of %d attempts each took %s ± %s in the call log", count(int64(n)), best.a, secs(mean), secs(sigma))
+			}
+		}
+	}
 	if best.a > 1 {
 		fd := FixedDelay{Layer: "sdk", Kind: retryKind, Delay: retry.Mean, Sigma: retry.Sigma, Times: best.a - 1}
 		spread := fmt.Sprintf("%s ± %s", secs(retry.Mean), secs(retry.Sigma))
@@ -1140,7 +1229,9 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 			fd.Layer = "server"
 			fd.Text = fmt.Sprintf("%d x retry-after %s (server; SDK gaps not measurable)", best.a-1, spread)
 		case haveRA && math.Abs(sdk.Mean-ra.Mean) <= math.Max(0.03*ra.Mean, 0.05) && sdk.Fixed:
-			fd.Text = fmt.Sprintf("%d x retry-after %s honoured exactly (SDK)", best.a-1, spread)
+			fd.Text = fmt.Sprintf("%d x retry-after %s honoured exactly (SDK%s)", best.a-1, spread, callEvidence)
+		case sdk.Fixed && callEvidence != "":
+			fd.Text = fmt.Sprintf("%d x SDK retry delay %s (fixed, no jitter, SDK%s)", best.a-1, spread, callEvidence)
 		case haveRA && math.Abs(sdk.Mean-ra.Mean) <= math.Max(0.03*ra.Mean, 0.05):
 			fd.Text = fmt.Sprintf("%d x retry-after %s honoured with jitter (SDK, %s)", best.a-1, spread, fixedWord(sdk))
 		default:
@@ -1174,10 +1265,51 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 }
 
 func fixedWord(d DelayStats) string {
-	if d.Fixed {
+	switch {
+	case d.Fixed:
 		return "fixed, no jitter"
+	case d.WholeSeconds && !canJudgeWholeSeconds(d):
+		return fmt.Sprintf("%s to %s on whole-second stamps, too coarse to tell fixed from jittered", secs(d.Min), secs(d.Max))
 	}
 	return fmt.Sprintf("jittered, %s to %s", secs(d.Min), secs(d.Max))
+}
+
+// canJudgeWholeSeconds: truncating both ends to the second spreads an exact
+// delay by up to a second, so only a delay long against that spread, or a
+// spread far wider than it, shows jitter.
+func canJudgeWholeSeconds(d DelayStats) bool {
+	return d.Mean >= 4 || d.Sigma > 1
+}
+
+// failedCallSpan is the mean and spread of how long failed calls of a
+// attempts took, from an SDK log with sub-second times; ok is false without
+// enough of them.
+func failedCallSpan(j *joins, a int) (mean, sigma float64, n int, ok bool) {
+	if !j.callsFromLog {
+		return 0, 0, 0, false
+	}
+	d := []float64{}
+	for i := range j.calls {
+		c := &j.calls[i]
+		if c.failed() && c.attempts == a && c.end > c.start && c.class == timeline.ClassBatch {
+			if c.start%1e9 == 0 && c.end%1e9 == 0 {
+				continue
+			}
+			d = append(d, seconds(c.end-c.start))
+		}
+	}
+	if len(d) < 3 {
+		return 0, 0, len(d), false
+	}
+	sort.Float64s(d)
+	p50, p10 := percentileSorted(d, 0.5), percentileSorted(d, 0.1)
+	_, sigma = meanSigma(d)
+	// A call's span adds a attempt times to its delays, each late by its
+	// own scheduling, so its floor is looser than one delay's.
+	if p50-p10 > 0.02*p50 {
+		return p50, sigma, len(d), false
+	}
+	return p50, sigma, len(d), true
 }
 
 // typicalAttemptDuration is the median duration of batch attempts that have

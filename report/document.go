@@ -324,7 +324,9 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 				decay = fmt.Sprintf("%s (95%% CI %s–%s, R² %s)", fixed(w.DecayRatio, 2), fixed(w.DecayLow, 2), fixed(w.DecayHigh, 2), fixed(w.DecayR2, 2))
 			}
 			facts = append(facts, fact{"decay ratio per wave", decay})
-			if w.ProjectedWaves > 0 {
+			if w.Ended {
+				facts = append(facts, fact{"end of the storm", fmt.Sprintf("ended after wave %d: none of its calls failed, so none was retried", len(w.Waves))})
+			} else if w.ProjectedWaves > 0 {
 				proj := fmt.Sprintf("%d waves in all", w.ProjectedWaves)
 				if w.ProjectedEnd != nil {
 					proj += ", the last due " + timestamp(*w.ProjectedEnd)
