@@ -313,8 +313,8 @@ type DelayStats struct {
 	// P10 is the lower tenth: a fixed delay that a client runs late keeps
 	// it close to P50.
 	P10 float64 `json:"p10_s"`
-	Min   float64 `json:"min_s"`
-	Max   float64 `json:"max_s"`
+	Min float64 `json:"min_s"`
+	Max float64 `json:"max_s"`
 	// Fixed is true when the spread is too small to be jitter.
 	Fixed bool `json:"fixed"`
 	// WholeSeconds is true when the gaps were measured between whole-second
