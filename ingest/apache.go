@@ -12,13 +12,24 @@ const (
 	apacheCombinedFormat = apacheCommonFormat + ` "%{Referer}i" "%{User-Agent}i"`
 )
 
+// Debian's and Ubuntu's apache2.conf define these two as well.
+// vhost_combined there opens with "%v:%p"; "%v" alone reads the same
+// lines (the port stays part of the word) and those of servers that log
+// the virtual host without it.
+const (
+	apacheVhostCombinedFormat = `%v ` + apacheCombinedFormat
+	apacheSSLRequestFormat    = `%t %h %{SSL_PROTOCOL}x %{SSL_CIPHER}x "%r" %b`
+)
+
 var apacheNamedFormats = map[string]string{
-	"common":   apacheCommonFormat,
-	"combined": apacheCombinedFormat,
+	"common":          apacheCommonFormat,
+	"combined":        apacheCombinedFormat,
+	"vhost_combined":  apacheVhostCombinedFormat,
+	"ssl_request_log": apacheSSLRequestFormat,
 }
 
 // apacheCandidates are tried in detection order, most directives first.
-var apacheCandidates = []string{"combined", "common"}
+var apacheCandidates = []string{"vhost_combined", "combined", "common", "ssl_request_log"}
 
 // compileApacheNamedOrCustom compiles a nickname or a LogFormat string.
 func compileApacheNamedOrCustom(s string) (*logFormat, error) {

@@ -12,7 +12,35 @@ const EnvoyDefaultFormat = `[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL
 	`%RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)% "%REQ(X-FORWARDED-FOR)%" "%REQ(USER-AGENT)%" ` +
 	`"%REQ(X-REQUEST-ID)%" "%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%"`
 
-var envoyNamedFormats = map[string]string{"default": EnvoyDefaultFormat}
+// Istio's proxies log in their own default format: istio since Istio 1.8
+// adds the response code details and the upstream and downstream
+// addresses; istio_mixer is the format of the releases with Mixer (up to
+// 1.7), which logged Mixer's status in their place.
+const (
+	istioLogFormat = `[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" ` +
+		`%RESPONSE_CODE% %RESPONSE_FLAGS% %RESPONSE_CODE_DETAILS% %CONNECTION_TERMINATION_DETAILS% ` +
+		`"%UPSTREAM_TRANSPORT_FAILURE_REASON%" %BYTES_RECEIVED% %BYTES_SENT% %DURATION% ` +
+		`%RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)% "%REQ(X-FORWARDED-FOR)%" "%REQ(USER-AGENT)%" ` +
+		`"%REQ(X-REQUEST-ID)%" "%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%" %UPSTREAM_CLUSTER% ` +
+		`%UPSTREAM_LOCAL_ADDRESS% %DOWNSTREAM_LOCAL_ADDRESS% %DOWNSTREAM_REMOTE_ADDRESS% ` +
+		`%REQUESTED_SERVER_NAME% %ROUTE_NAME%`
+	istioMixerLogFormat = `[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" ` +
+		`%RESPONSE_CODE% %RESPONSE_FLAGS% "%DYNAMIC_METADATA(istio.mixer:status)%" ` +
+		`"%UPSTREAM_TRANSPORT_FAILURE_REASON%" %BYTES_RECEIVED% %BYTES_SENT% %DURATION% ` +
+		`%RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)% "%REQ(X-FORWARDED-FOR)%" "%REQ(USER-AGENT)%" ` +
+		`"%REQ(X-REQUEST-ID)%" "%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%" %UPSTREAM_CLUSTER% ` +
+		`%UPSTREAM_LOCAL_ADDRESS% %DOWNSTREAM_LOCAL_ADDRESS% %DOWNSTREAM_REMOTE_ADDRESS% ` +
+		`%REQUESTED_SERVER_NAME% %ROUTE_NAME%`
+)
+
+var envoyNamedFormats = map[string]string{
+	"default":     EnvoyDefaultFormat,
+	"istio":       istioLogFormat,
+	"istio_mixer": istioMixerLogFormat,
+}
+
+// envoyCandidates are the named formats in detection order.
+var envoyCandidates = []string{"istio", "istio_mixer", "default"}
 
 // envoyOperators are the command operators stampede reads; any other is
 // matched and ignored.

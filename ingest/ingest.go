@@ -212,6 +212,7 @@ func readParts(r io.Reader, name string, opt Options, sizeHint int64, workers in
 	if p != nil {
 		t.Sources[0].Format = p.format()
 		t.Sources[0].Observer = observerOf(p.format())
+		t.Sources[0].Warnings = notesOf(p)
 	}
 	if sizeHint > 0 {
 		t.Events = spill.Make[timeline.Event](0, int(eventsFor(sizeHint, prefix)))
@@ -265,6 +266,7 @@ func eventsFor(size int64, prefix []byte) int64 {
 // compressed log cut short still holds what came before the cut.
 func parseLines(lr *lineReader, t *timeline.Timeline, p lineParser, compressed bool, name string) error {
 	s := &t.Sources[0]
+	bindAmender(p, t)
 	mp, _ := p.(multiParser)
 	// emit hands a multiParser the next event slot, stamped with the line.
 	emit := func() *timeline.Event {
@@ -457,6 +459,9 @@ func chooseParser(sample []sampledLine, whole bool, opt Options, strs *interner)
 		if len(sample) == 0 {
 			return nil, noSample(whole)
 		}
+		if p := sniffPrefixed(sample, opt, strs); p != nil {
+			return p, nil
+		}
 		var tried []string
 		for _, sn := range sniffers {
 			p, why := sn(sample, opt, strs)
@@ -537,9 +542,7 @@ var sniffers = slices.Concat([]sniffer{sniffHAR, sniffOTLP, sniffAWSJS, sniffEnv
 	sniffOpenAINode,
 	sniffBotocore,
 	sniffOpenAIPython,
-	sniffNginx,
-	sniffApache,
-	sniffEnvoy,
+	sniffAccessText,
 	sniffALB,
 })
 
@@ -678,13 +681,23 @@ func openNginx(sample []sampledLine, whole bool, opt Options, strs *interner) (l
 		if len(sample) == 0 {
 			return nil, noSample(whole)
 		}
-		return pickLogFormat(sample, strs, nginxCandidates, compileNamedOrCustom)
+		return chooseFamily(sample, "nginx", strs)
 	}
 	f, err := compileNamedOrCustom(opt.LogFormat)
 	if err != nil {
 		return nil, err
 	}
 	return newNginxParser(f, strs), nil
+}
+
+// chooseFamily picks the named format of one family that reads the sample
+// best, for Options.Format without Options.LogFormat.
+func chooseFamily(sample []sampledLine, family string, strs *interner) (lineParser, error) {
+	p, why := chooseText(sample, []string{family}, strs)
+	if p == nil {
+		return nil, errors.New(why)
+	}
+	return p, nil
 }
 
 func openJSONL(_ []sampledLine, _ bool, opt Options, strs *interner) (lineParser, error) {
@@ -696,7 +709,7 @@ func openApache(sample []sampledLine, whole bool, opt Options, strs *interner) (
 		if len(sample) == 0 {
 			return nil, noSample(whole)
 		}
-		return pickLogFormat(sample, strs, apacheCandidates, compileApacheNamedOrCustom)
+		return chooseFamily(sample, "apache", strs)
 	}
 	f, err := compileApacheNamedOrCustom(opt.LogFormat)
 	if err != nil {
@@ -705,9 +718,12 @@ func openApache(sample []sampledLine, whole bool, opt Options, strs *interner) (
 	return newNginxParser(f, strs), nil
 }
 
-func openEnvoy(_ []sampledLine, _ bool, opt Options, strs *interner) (lineParser, error) {
+func openEnvoy(sample []sampledLine, _ bool, opt Options, strs *interner) (lineParser, error) {
 	def := opt.LogFormat
 	if def == "" {
+		if p, _ := chooseText(sample, []string{"envoy"}, strs); p != nil {
+			return p, nil
+		}
 		def = "default"
 	}
 	f, err := compileEnvoyNamedOrCustom(def)
@@ -736,80 +752,17 @@ func sniffJSONL(sample []sampledLine, opt Options, strs *interner) (lineParser, 
 }
 
 func sniffNginx(sample []sampledLine, _ Options, strs *interner) (lineParser, string) {
-	p, err := pickLogFormat(sample, strs, nginxCandidates, compileNamedOrCustom)
-	if err != nil {
-		return nil, err.Error()
-	}
-	return p, ""
+	return chooseText(sample, []string{"nginx"}, strs)
 }
 
 func sniffApache(sample []sampledLine, _ Options, strs *interner) (lineParser, string) {
-	p, err := pickLogFormat(sample, strs, apacheCandidates, compileApacheNamedOrCustom)
-	if err != nil {
-		return nil, err.Error()
-	}
-	return p, ""
-}
-
-func sniffEnvoy(sample []sampledLine, _ Options, strs *interner) (lineParser, string) {
-	p, err := pickLogFormat(sample, strs, []string{"default"}, compileEnvoyNamedOrCustom)
-	if err == nil {
-		return p, ""
-	}
-	// "[ISO time] \"" opens Envoy's default line and no other format's, so
-	// a short log with a few damaged lines is still Envoy's when most of
-	// its lines parse.
-	shaped, ok := 0, 0
-	f, _ := compileEnvoyNamedOrCustom("default")
-	probe := newNginxParser(f, strs)
-	for _, l := range sample {
-		if end := bytes.Index(l.text, []byte(`] "`)); len(l.text) > 0 && l.text[0] == '[' && end > 0 {
-			if _, isTime := parseISOTime(l.text[1:end]); isTime {
-				shaped++
-			}
-		}
-		var e timeline.Event
-		if probe.parse(l.text, &e) == "" {
-			ok++
-		}
-	}
-	if shaped*10 < len(sample)*9 || ok*2 <= len(sample) {
-		return nil, err.Error()
-	}
-	return newNginxParser(f, strs), ""
+	return chooseText(sample, []string{"apache"}, strs)
 }
 
 // nginxCandidates are the named formats in detection order: most variables
-// first, so that a format that is a prefix of another never wins by default.
-var nginxCandidates = []string{"stampede", "retry", "main", "combined"}
-
-// pickLogFormat returns the first named format that parses at least 90%
-// of the sample; candidates come most variables first.
-func pickLogFormat(sample []sampledLine, strs *interner, candidates []string, compile func(string) (*logFormat, error)) (lineParser, error) {
-	var tried []string
-	for _, name := range candidates {
-		f, err := compile(name)
-		if err != nil {
-			panic("named format " + name + ": " + err.Error())
-		}
-		p := newNginxParser(f, strs)
-		ok, firstBad := 0, ""
-		var e timeline.Event
-		for _, l := range sample {
-			e = timeline.Event{}
-			if reason := p.parse(l.text, &e); reason == "" {
-				ok++
-			} else if firstBad == "" {
-				firstBad = fmt.Sprintf("line %d: %s", l.n, reason)
-			}
-		}
-		if ok*10 >= len(sample)*9 {
-			return newNginxParser(f, strs), nil
-		}
-		tried = append(tried, fmt.Sprintf("%s (%d of %d lines parse; %s)", p.format(), ok, len(sample), firstBad))
-	}
-	return nil, errors.New(strings.Join(tried, "; "))
-}
+// first, so that a format that is a prefix of another wins only when it
+// explains the lines better.
+var nginxCandidates = []string{"stampede", "retry", "upstreaminfo", "main_timing", "main", "combined"}
 
 // lineReader yields lines without their '\n', bounded to maxLineBytes.
 type lineReader struct {

@@ -22,13 +22,24 @@ const (
 	mainLogFormat  = combinedLogFormat + ` "$http_x_forwarded_for"`
 	retryLogFormat = combinedLogFormat + ` $request_time $upstream_response_time ` +
 		`"$http_x_stainless_retry_count" "$http_amz_sdk_request" "$http_amz_sdk_invocation_id" "$http_x_task_id"`
+	// upstreaminfoLogFormat is Kubernetes ingress-nginx's default
+	// (log-format-upstream); $req_id is its request id.
+	upstreaminfoLogFormat = combinedLogFormat + ` $request_length $request_time [$proxy_upstream_name] ` +
+		`[$proxy_alternative_upstream_name] $upstream_addr $upstream_response_length $upstream_response_time ` +
+		`$upstream_status $req_id`
+	// mainTimingLogFormat is main with the timings that guides to nginx
+	// monitoring add to it.
+	mainTimingLogFormat = mainLogFormat + ` rt=$request_time uct="$upstream_connect_time" ` +
+		`uht="$upstream_header_time" urt="$upstream_response_time"`
 )
 
 var namedFormats = map[string]string{
-	"combined": combinedLogFormat,
-	"main":     mainLogFormat,
-	"retry":    retryLogFormat,
-	"stampede": StampedeLogFormat,
+	"combined":     combinedLogFormat,
+	"main":         mainLogFormat,
+	"main_timing":  mainTimingLogFormat,
+	"retry":        retryLogFormat,
+	"stampede":     StampedeLogFormat,
+	"upstreaminfo": upstreaminfoLogFormat,
 }
 
 // NginxFormats returns the named nginx formats, name -> log_format
@@ -122,6 +133,7 @@ var knownVars = map[string]varKind{
 	"http_x_job_id":                   varTaskID,
 	"http_x_request_id":               varRequestID,
 	"request_id":                      varRequestID,
+	"req_id":                          varRequestID,
 	"sent_http_x_request_id":          varRequestID,
 	"sent_http_x_amzn_requestid":      varRequestID,
 	"sent_http_retry_after":           varRetryAfter,

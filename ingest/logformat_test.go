@@ -88,7 +88,7 @@ func TestNamedFormatsCompile(t *testing.T) {
 			t.Errorf("%s: %v", def, err)
 		}
 	}
-	if got := NginxFormatNames(); strings.Join(got, ",") != "combined,main,retry,stampede" {
+	if got := NginxFormatNames(); strings.Join(got, ",") != "combined,main,main_timing,retry,stampede,upstreaminfo" {
 		t.Errorf("NginxFormatNames() = %v", got)
 	}
 }

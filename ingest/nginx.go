@@ -36,11 +36,62 @@ type nginxParser struct {
 	upstreamStatuses []byte
 	upstreamTimes    []byte
 	attemptCount     int32
+
+	// alts are named formats whose fields the format begins with; a line
+	// that does not match f is read by the first alt that matches it, as
+	// lines written before a log_format gained fields at its end.
+	alts      []*logFormat
+	altTokens [][]bool
+	// viaAlt says the last line parsed was read by one of alts.
+	viaAlt bool
+	// loose reads a line that holds more than the format, ignoring the
+	// rest: detection's last resort, which it reports as a warning.
+	loose bool
+	// tails reads a line that has quoted values after the end of the
+	// format (see quotedTail); detection sets it, a format the user gave
+	// is matched exactly.
+	tails bool
+	// token marks, per field of f, a value that is one word: not quoted,
+	// bracketed or a list.
+	token []bool
+	// misfit is, when scoring is set, how many bytes of the last line
+	// parsed sit where the format wants one word (a space inside
+	// $remote_addr) or after the end of the format.
+	scoring  bool
+	misfit   int
+	misfitAt int // 0-based column of the first misfit byte
+	// notes are detection's doubts about the format, for Source.Warnings.
+	notes []string
 }
 
 func newNginxParser(f *logFormat, strs *interner) *nginxParser {
-	return &nginxParser{f: f, strs: strs, outcomes: outcomeCache{}}
+	return &nginxParser{f: f, strs: strs, outcomes: outcomeCache{}, token: tokenFields(f)}
 }
+
+// tokenFields marks the fields whose value is one word.
+func tokenFields(f *logFormat) []bool {
+	t := make([]bool, len(f.fields))
+	prev := f.lead
+	for i := range f.fields {
+		fd := &f.fields[i]
+		if n := len(prev); !isListKind(fd.kind) && (n == 0 || prev[n-1] != '"' && prev[n-1] != '[') {
+			t[i] = true
+		}
+		prev = fd.next
+	}
+	return t
+}
+
+// withAlts returns p reading also the lines of the given formats.
+func (p *nginxParser) withAlts(alts []*logFormat) *nginxParser {
+	p.alts, p.altTokens = alts, nil
+	for _, f := range alts {
+		p.altTokens = append(p.altTokens, tokenFields(f))
+	}
+	return p
+}
+
+func (p *nginxParser) detectionNotes() []string { return p.notes }
 
 // intern returns the Sym of val, comparing it first with the previous
 // line's value of the same variable, which it usually is.
@@ -65,8 +116,27 @@ func (p *nginxParser) format() string { return p.f.family + ":" + p.f.name }
 // It describes the request as one event; parseMulti splits it into the
 // upstream attempts the line records.
 func (p *nginxParser) parse(line []byte, e *timeline.Event) string {
-	f := p.f
+	p.viaAlt = false
+	reason := p.parseAs(p.f, p.token, line, e)
+	if reason == "" || len(p.alts) == 0 {
+		return reason
+	}
+	at := e.Line
+	for i, f := range p.alts {
+		*e = timeline.Event{Line: at}
+		if p.parseAs(f, p.altTokens[i], line, e) == "" {
+			p.viaAlt = true
+			return ""
+		}
+	}
+	return reason
+}
+
+// parseAs is parse under format f; token is f's tokenFields, needed only
+// when scoring.
+func (p *nginxParser) parseAs(f *logFormat, token []bool, line []byte, e *timeline.Event) string {
 	p.upstreamStatuses, p.upstreamTimes, p.attemptCount = nil, nil, 0
+	p.misfit, p.misfitAt = 0, -1
 	if !bytes.HasPrefix(line, f.lead) {
 		return fmt.Sprintf("expected %s at column 1", quoteLit(f.lead))
 	}
@@ -88,6 +158,18 @@ func (p *nginxParser) parse(line []byte, e *timeline.Event) string {
 		if len(fd.next) == 0 {
 			val = line[pos:]
 			pos = len(line)
+			// A last value that runs to the end of the line is one word
+			// (a byte count, a duration): text after it is more fields
+			// than the format has. Upstream lists hold ", " themselves.
+			if !isListKind(fd.kind) {
+				if k := bytes.IndexAny(bytes.TrimRight(val, " \t"), " \t"); k >= 0 {
+					if !p.loose && !(p.tails && quotedTail(val[k:])) {
+						return fmt.Sprintf("unexpected text at column %d after the end of the format", start+k+1)
+					}
+					p.addMisfit(start+k, len(val)-k)
+					val = val[:k]
+				}
+			}
 		} else {
 			n := indexValueEnd(line[pos:], fd.next, isListKind(fd.kind))
 			if n < 0 {
@@ -96,6 +178,11 @@ func (p *nginxParser) parse(line []byte, e *timeline.Event) string {
 			val = line[pos : pos+n]
 			pos += n + len(fd.next)
 		}
+		if p.scoring && token != nil && token[i] {
+			if k := misfitAt(val); k >= 0 {
+				p.addMisfit(start+k, len(val)-k)
+			}
+		}
 		if fd.kind == varIgnored {
 			continue
 		}
@@ -103,6 +190,11 @@ func (p *nginxParser) parse(line []byte, e *timeline.Event) string {
 		switch fd.kind {
 		case varTimeLocal:
 			ns, ok := p.timeLocal(val)
+			if !ok && len(val) > 4 && val[4] == '-' {
+				// [$time_iso8601] in place of [$time_local], a common
+				// edit of the named formats.
+				ns, ok = parseISOTime(val)
+			}
 			if !ok {
 				return badValue(fd, val)
 			}
@@ -227,8 +319,11 @@ func (p *nginxParser) parse(line []byte, e *timeline.Event) string {
 			}
 		}
 	}
-	if pos != len(line) {
-		return fmt.Sprintf("unexpected text at column %d after the end of the format", pos+1)
+	if pos != len(line) && len(bytes.TrimRight(line[pos:], " \t")) > 0 {
+		if !p.loose && !(p.tails && quotedTail(line[pos:])) {
+			return fmt.Sprintf("unexpected text at column %d after the end of the format", pos+1)
+		}
+		p.addMisfit(pos, len(line)-pos)
 	}
 
 	// nginx writes the line when the request ends. Without $msec the end
@@ -316,6 +411,54 @@ func (p *nginxParser) parseMulti(line []byte, emit func() *timeline.Event) strin
 		emitAttempts(&req, p.attemptCount, next)
 	}
 	return ""
+}
+
+// misfitAt returns where a one-word value holds a second word, or -1. A
+// space after a comma is a list ("10.0.0.2, 10.0.0.1" in $remote_addr
+// behind proxies that pass X-Forwarded-For), which is one value.
+func misfitAt(val []byte) int {
+	for k := 0; k < len(val); k++ {
+		if (val[k] == ' ' || val[k] == '\t') && (k == 0 || val[k-1] != ',') {
+			return k
+		}
+	}
+	return -1
+}
+
+// addMisfit records n bytes at column at that the format does not explain.
+func (p *nginxParser) addMisfit(at, n int) {
+	if p.misfitAt < 0 {
+		p.misfitAt = at
+	}
+	p.misfit += n
+}
+
+// quotedTail reports whether b is one or more quoted values, each after a
+// space: the request headers a server was told to log after a named format
+// ("$http_x_forwarded_for" after combined makes nginx's main). Such a line
+// is read by the format it extends, as not fully explained.
+func quotedTail(b []byte) bool {
+	n := 0
+	for {
+		k := 0
+		for k < len(b) && (b[k] == ' ' || b[k] == '\t') {
+			k++
+		}
+		if k == len(b) {
+			return n > 0
+		}
+		if k == 0 || b[k] != '"' {
+			return false
+		}
+		end := k + 1
+		for end < len(b) && (b[end] != '"' || escapedAt(b, end)) {
+			end++
+		}
+		if end == len(b) {
+			return false
+		}
+		b, n = b[end+1:], n+1
+	}
 }
 
 // fill copies req into the slot emit returned, keeping the slot's Line.

@@ -22,7 +22,11 @@ type splitter interface {
 	clone(strs *interner) lineParser
 }
 
-func (p *nginxParser) clone(strs *interner) lineParser { return newNginxParser(p.f, strs) }
+func (p *nginxParser) clone(strs *interner) lineParser {
+	q := newNginxParser(p.f, strs)
+	q.alts, q.altTokens, q.loose, q.tails, q.notes = p.alts, p.altTokens, p.loose, p.tails, p.notes
+	return q
+}
 
 func (p *envoyJSONParser) clone(strs *interner) lineParser { return newEnvoyJSONParser(strs) }
 
@@ -197,7 +201,7 @@ func joinInPlace(all []timeline.Event, parts []timeline.Part, windows []int64) t
 // file's Source and its parts, whose LineBase makes each piece's lines the
 // file's.
 func assemble(path string, p lineParser, pieces []*timeline.Timeline) (timeline.Source, []timeline.Part) {
-	src := timeline.Source{Path: path, Format: p.format(), Observer: observerOf(p.format())}
+	src := timeline.Source{Path: path, Format: p.format(), Observer: observerOf(p.format()), Warnings: notesOf(p)}
 	parts := make([]timeline.Part, len(pieces))
 	for i, t := range pieces {
 		ps := &t.Sources[0]

@@ -230,6 +230,10 @@ type Source struct {
 	// file given twice, an overlapping rotated file) already held them;
 	// Events counts only those kept.
 	Duplicates int64 `json:"duplicates,omitempty"`
+	// Warnings are doubts about how the file was read (a format guessed
+	// from lines it does not fully explain), each naming the option that
+	// settles it.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // AddSkip counts a skipped line and keeps a bounded sample of them.
