@@ -155,9 +155,13 @@ func findings(r *Result) []string {
 	case w.Periodic:
 		out = append(out, fmt.Sprintf("Retries arrived in periodic waves every %s (ACF %s, %s x the shuffled-data threshold), but no measured delay adds up to it.",
 			secs(w.Period), num(w.ACF), num(w.Significance)))
+	case w.BestLag > 0 && w.ACF > w.Threshold:
+		// The repeat is significant, but the bursts do not keep to it.
+		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, but only %d of %s sit on its grid (%d, and half of them, are needed).",
+			secs(w.BestLag), num(w.ACF), num(w.Threshold), w.OnGrid, burstCount(len(w.Waves)), w.MinRepeats))
 	case w.BestLag > 0:
-		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s against a shuffled-data threshold of %s, over %d bursts.",
-			secs(w.BestLag), num(w.ACF), num(w.Threshold), len(w.Waves)))
+		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, not above the shuffled-data threshold of %s, %s.",
+			secs(w.BestLag), num(w.ACF), num(w.Threshold), overBursts(len(w.Waves))))
 	case w.Bins > 0 && float64(w.Bins)*w.BinWidth < 2*w.MinLag:
 		out = append(out, fmt.Sprintf("No periodic waves: the %s span only %s, too short to hold a repeat of at least %s.",
 			w.Series, secs(float64(w.Bins)*w.BinWidth), secs(w.MinLag)))
@@ -207,4 +211,18 @@ func joinWords(items []string, conj string) string {
 		s += it
 	}
 	return s
+}
+
+func burstCount(n int) string {
+	if n == 1 {
+		return "1 burst"
+	}
+	return fmt.Sprintf("%d bursts", n)
+}
+
+func overBursts(n int) string {
+	if n == 0 {
+		return "with no burst standing out of the background"
+	}
+	return "over " + burstCount(n)
 }

@@ -182,8 +182,10 @@ type Waves struct {
 	MinLag float64 `json:"min_lag_s"`
 	// MinRepeats is the fewest waves that must sit on the period's grid
 	// (and at least half of all bursts) for the period to be reported.
-	MinRepeats int  `json:"min_repeats,omitempty"`
-	Periodic   bool `json:"periodic"`
+	MinRepeats int `json:"min_repeats,omitempty"`
+	// OnGrid is how many waves sit on the best repeat's grid.
+	OnGrid   int  `json:"on_grid,omitempty"`
+	Periodic bool `json:"periodic"`
 	// Period is set only when Periodic.
 	Period float64 `json:"period_s,omitempty"`
 	// BestLag is the strongest candidate repeat, reported even when it is

@@ -719,6 +719,7 @@ func findWaves(j *joins, opt Options) Waves {
 	if pr.found {
 		var onGrid int
 		w.BestLag, onGrid = refinePeriod(periodBins*seconds(bw), seconds(bw), centres)
+		w.OnGrid = onGrid
 		// Three waves at the period, not just three bursts anywhere.
 		// Most bursts on it, too: bursts at random times make ACF peaks
 		// at random lags, and a few of them always fall on some grid.
@@ -1157,13 +1158,49 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 	rq, haveRQ := delayOf(delays, kindRequeue)
 	sdk, haveSDK := delayOf(delays, kindSDKDelay)
 	ra, haveRA := delayOf(delays, kindRetryAfter)
+	// Waves truncate to the same second together, so the truncation errors
+	// of a whole-second sample do not average out: its median is the
+	// delay, its mean is biased.
+	if sdk.WholeSeconds {
+		sdk.Mean = sdk.P50
+	}
+	if rq.WholeSeconds {
+		rq.Mean = rq.P50
+	}
 	retry, retryKind := sdk, kindSDKDelay
 	if !haveSDK && haveRA {
 		retry, retryKind = ra, kindRetryAfter
 	}
-	haveRetry := haveSDK || haveRA
 	dur := typicalAttemptDuration(j)
 	maxA := maxFailedCallAttempts(j)
+	spanEvidence := ""
+	if !haveSDK && !haveRA && haveRQ && maxA > 1 {
+		// No attempt is logged, but the call log says how many attempts a
+		// failed call made and how long it took: with every failed call of
+		// maxA attempts taking the same time, the SDK waited a fixed delay
+		// between them.
+		if span, sigma, n, ok := failedCallSpan(j, maxA); ok {
+			inner := span / float64(maxA-1)
+			sdk = DelayStats{Kind: kindSDKDelay, N: int64(n), Mean: inner, Sigma: sigma / float64(maxA-1), P50: inner, P10: inner, Min: inner, Max: inner, Fixed: true}
+			retry, retryKind, haveSDK = sdk, kindSDKDelay, true
+			spanEvidence = fmt.Sprintf("; from the call log: %s failed calls of %d attempts each took %s ± %s, attempts not logged", count(int64(n)), maxA, secs(span), secs(sigma))
+		}
+	}
+	if haveSDK && sdk.WholeSeconds && !sdk.Fixed && maxA > 1 {
+		// Whole-second attempt stamps cannot time the SDK's gaps, but a call
+		// log with milliseconds times the calls: failed calls of maxA
+		// attempts that all take the same time wait fixed delays between
+		// them.
+		if span, sigma, n, ok := failedCallSpan(j, maxA); ok {
+			if inner := (span - float64(maxA)*dur) / float64(maxA-1); inner > 0 {
+				sdk.Mean, sdk.Sigma, sdk.Fixed = inner, sigma/float64(maxA-1), true
+				sdk.P50, sdk.P10, sdk.Min, sdk.Max = inner, inner, inner, inner
+				retry = sdk
+				spanEvidence = fmt.Sprintf("; %s failed calls of %d attempts each took %s ± %s in the call log", count(int64(n)), maxA, secs(span), secs(sigma))
+			}
+		}
+	}
+	haveRetry := haveSDK || haveRA
 
 	type fit struct {
 		a       int
@@ -1204,21 +1241,7 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 		parts = append(parts, fd.Text)
 		out = append(out, fd)
 	}
-	callEvidence := ""
-	if best.a > 1 && retryKind == kindSDKDelay && sdk.WholeSeconds && !sdk.Fixed {
-		// Whole-second attempt stamps cannot time the SDK's gaps, but a call
-		// log with milliseconds times the calls: failed calls of a attempts
-		// that all take the same time wait fixed delays between them.
-		if mean, sigma, n, ok := failedCallSpan(j, best.a); ok {
-			inner := (mean - float64(best.a)*dur) / float64(best.a-1)
-			if inner > 0 {
-				sdk.Mean, sdk.Sigma, sdk.Fixed = inner, sigma/float64(best.a-1), true
-				sdk.Min, sdk.Max = inner, inner
-				retry = sdk
-				callEvidence = fmt.Sprintf("; %s failed calls of %d attempts each took %s ± %s in the call log", count(int64(n)), best.a, secs(mean), secs(sigma))
-			}
-		}
-	}
+	callEvidence := spanEvidence
 	if best.a > 1 {
 		fd := FixedDelay{Layer: "sdk", Kind: retryKind, Delay: retry.Mean, Sigma: retry.Sigma, Times: best.a - 1}
 		spread := fmt.Sprintf("%s ± %s", secs(retry.Mean), secs(retry.Sigma))

@@ -305,7 +305,15 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 		if w.BestLag > 0 {
 			candidate := seconds(w.BestLag)
 			if w.Threshold > 0 {
-				candidate += fmt.Sprintf(" (autocorrelation %s, below the shuffled 99th percentile %s)", fixed(w.ACF, 2), fixed(w.Threshold, 2))
+				side := "not above"
+				if w.ACF > w.Threshold {
+					side = "above"
+				}
+				grid := ""
+				if len(w.Waves) > 0 {
+					grid = fmt.Sprintf("; %d of %d bursts on its grid", w.OnGrid, len(w.Waves))
+				}
+				candidate += fmt.Sprintf(" (autocorrelation %s, %s the shuffled 99th percentile %s%s)", fixed(w.ACF, 2), side, fixed(w.Threshold, 2), grid)
 			}
 			facts = append(facts, fact{"strongest candidate repeat", candidate})
 		}
