@@ -112,15 +112,6 @@ type recordedCheck struct {
 // fails when one of them starts to pass, so the list cannot go stale.
 var knownMisses = map[string]string{}
 
-func init() {
-	// The SDK debug log's retry-after header is not read yet.
-	for _, sc := range []string{"openai-ra1-fixed5", "openai-ra2-fixed10", "openai-ra3-pct10-15", "openai-ra5-fixed20"} {
-		for _, mix := range []string{"sdk", "access+calls+sdk"} {
-			knownMisses[sc+"/"+mix+"/retry-after"] = "the SDK debug log's retry-after is not read"
-		}
-	}
-}
-
 func TestRecordedTraces(t *testing.T) {
 	truths, err := filepath.Glob("testdata/recorded/*/truth.json")
 	if err != nil || len(truths) == 0 {
