@@ -1095,6 +1095,16 @@ func measureDelays(j *joins) []DelayStats {
 		}
 	}
 	if len(ra.gaps) == 0 {
+		// The attempts counted on the HTTP side come from the log closest to
+		// the endpoint, which may not log the header; the SDK's log of the
+		// same attempts may.
+		for k := range tl.Events {
+			if e := &tl.Events[k]; e.RetryAfter > 0 && e.Layer == timeline.LayerHTTP {
+				ra.gaps = append(ra.gaps, e.RetryAfter.Seconds())
+			}
+		}
+	}
+	if len(ra.gaps) == 0 {
 		for _, i := range j.callEvents {
 			if e := &tl.Events[i]; e.RetryAfter > 0 {
 				ra.gaps = append(ra.gaps, e.RetryAfter.Seconds())
