@@ -76,6 +76,9 @@ func TestGolden(t *testing.T) {
 		{"envoy/access.json", Options{Format: "envoy-json"}, "envoy-access.json.format-envoy-json.golden"},
 		{"alb/alb.log", Options{Format: "alb"}, "alb.log.format-alb.golden"},
 		{"botocore-access.log", Options{}, "botocore-access.log.golden"},
+		// nginx logs when a request ends: these start $request_time earlier.
+		{"realworld-like/ingress-upstreaminfo.log", Options{}, "realworld-like-ingress-upstreaminfo.log.golden"},
+		{"realworld-like/nginx-main-timing.log", Options{}, "realworld-like-nginx-main-timing.log.golden"},
 		{"botocore-access_combined.log", Options{}, "botocore-access_combined.log.golden"},
 		{"botocore-calls.jsonl", Options{}, "botocore-calls.jsonl.golden"},
 		{"no-throttle-access.log", Options{}, "no-throttle-access.log.golden"},
