@@ -10,15 +10,26 @@ import (
 	"github.com/stampede/stampede/timeline"
 )
 
-// maxDistanceFromMedian bounds how far an event may lie from the median
-// time of all events. A damaged or hostile line stamped in the year 2200
-// would otherwise stretch the incident over centuries, and every analysis
-// that bins time would bin all of them.
+// maxDistanceFromMedian is how far an event may lie from the median time
+// of all events before it is called out: a log of several months, or
+// fixtures of several years put together, is still read whole, with a
+// warning that the analyses span that long.
 const maxDistanceFromMedian = 30 * 24 * time.Hour
 
-// dropFarEvents removes events whose start lies more than
-// maxDistanceFromMedian from the median start. A line all of whose events
-// go is counted as skipped instead of parsed. tl must be sorted.
+// Events far from the median and outside these years are dropped: a
+// damaged or hostile line stamped in the year 2200 (or at the epoch) would
+// otherwise stretch the incident over centuries, and every analysis that
+// bins time would bin all of them.
+var (
+	plausibleFrom  = time.Date(1995, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
+	plausibleUntil = time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
+)
+
+// dropFarEvents settles events whose start lies more than
+// maxDistanceFromMedian from the median start: kept, and counted in a
+// warning of their Source, when their time is plausible for a log;
+// removed otherwise, a line all of whose events go being counted as
+// skipped instead of parsed. tl must be sorted.
 func dropFarEvents(tl *timeline.Timeline) {
 	n := len(tl.Events)
 	if n == 0 {
@@ -33,19 +44,26 @@ func dropFarEvents(tl *timeline.Timeline) {
 	if median > 0 && hi < median {
 		hi = 1<<63 - 1
 	}
-	first, _ := slices.BinarySearchFunc(tl.Events, lo, func(e timeline.Event, t int64) int { return cmp.Compare(e.Start, t) })
-	last, _ := slices.BinarySearchFunc(tl.Events, hi+1, func(e timeline.Event, t int64) int { return cmp.Compare(e.Start, t) })
-	if first == 0 && last == n {
+	search := func(t int64) int {
+		i, _ := slices.BinarySearchFunc(tl.Events, t, func(e timeline.Event, t int64) int { return cmp.Compare(e.Start, t) })
+		return i
+	}
+	// far: [0, first) and [last, n); of those, [0, keepFrom) and
+	// [keepUntil, n) are implausible as well.
+	first, last := search(lo), search(hi+1)
+	keepFrom, keepUntil := search(min(lo, plausibleFrom)), search(max(hi, plausibleUntil-1)+1)
+	mt := time.Unix(0, median).UTC().Format(time.RFC3339)
+	warnFar(tl, append(slices.Clone(tl.Events[keepFrom:first]), tl.Events[last:keepUntil]...), mt)
+	if keepFrom == 0 && keepUntil == n {
 		return
 	}
-	mt := time.Unix(0, median).UTC().Format(time.RFC3339)
 	drop := func(e *timeline.Event) string {
-		return fmt.Sprintf("time %s is more than %d days from the median time of all inputs, %s",
+		return fmt.Sprintf("time %s is more than %d days from the median time of all inputs, %s, and outside the years 1995-2099",
 			time.Unix(0, e.Start).UTC().Format(time.RFC3339), int(maxDistanceFromMedian/(24*time.Hour)), mt)
 	}
-	dropped := make([]dropKey, 0, first+n-last)
+	dropped := make([]dropKey, 0, keepFrom+n-keepUntil)
 	reasons := map[dropKey]string{}
-	for _, part := range [][]timeline.Event{tl.Events[:first], tl.Events[last:]} {
+	for _, part := range [][]timeline.Event{tl.Events[:keepFrom], tl.Events[keepUntil:]} {
 		for i := range part {
 			k := dropKey{part[i].Source, part[i].Line}
 			if _, ok := reasons[k]; !ok {
@@ -56,7 +74,39 @@ func dropFarEvents(tl *timeline.Timeline) {
 	}
 	// A reslice, not a copy: the events are sorted, so the kept ones are
 	// contiguous.
-	tl.Events = settleDropped(tl, tl.Events[first:last], dropped, reasons)
+	tl.Events = settleDropped(tl, tl.Events[keepFrom:keepUntil], dropped, reasons)
+}
+
+// warnFar tells each Source how many of its events lie far from the median
+// and were kept.
+func warnFar(tl *timeline.Timeline, far []timeline.Event, median string) {
+	type span struct {
+		n        int64
+		from, to int64
+	}
+	per := map[int32]*span{}
+	for i := range far {
+		e := &far[i]
+		s := per[e.Source]
+		if s == nil {
+			s = &span{from: e.Start, to: e.Start}
+			per[e.Source] = s
+		}
+		s.n++
+		s.from, s.to = min(s.from, e.Start), max(s.to, e.Start)
+	}
+	for src, s := range per {
+		if int(src) >= len(tl.Sources) {
+			continue
+		}
+		stamp := func(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC3339) }
+		w := fmt.Sprintf("%d events lie more than %d days from the median time of all inputs, %s (from %s to %s); they are kept, so the analyses span that long: analyse them apart if they belong to another incident",
+			s.n, int(maxDistanceFromMedian/(24*time.Hour)), median, stamp(s.from), stamp(s.to))
+		// A stored timeline read again already carries it.
+		if ws := &tl.Sources[src].Warnings; !slices.Contains(*ws, w) {
+			*ws = append(*ws, w)
+		}
+	}
 }
 
 type dropKey struct {

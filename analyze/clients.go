@@ -90,6 +90,11 @@ func identifyClient(ua string) (sdk, ver string) {
 	for _, f := range strings.Fields(ua) {
 		name, v, ok := strings.Cut(f, "/")
 		if !ok {
+			// An SDK log names its client "botocore" when the request
+			// lines do not show the User-Agent.
+			if strings.EqualFold(f, "botocore") && sdk == "" {
+				sdk = "botocore"
+			}
 			continue
 		}
 		switch strings.ToLower(name) {
@@ -100,7 +105,11 @@ func identifyClient(ua string) (sdk, ver string) {
 		case "anthropic":
 			return stainless(ua, "anthropic", v)
 		case "botocore", "boto3":
-			sdk = "botocore"
+			// "Boto3/… cfg/retry-mode#legacy Botocore/…": the mode
+			// named before the last product token is kept.
+			if !strings.HasPrefix(sdk, "botocore") {
+				sdk = "botocore"
+			}
 			if name == "Botocore" || name == "botocore" {
 				ver = v
 			}
@@ -154,11 +163,20 @@ func policyFor(sdk, ver string) (sdkPolicy, bool) {
 	return sdkPolicy{}, false
 }
 
-// clients groups HTTP attempts by the SDK their User-Agent names.
+// clients groups HTTP attempts by the SDK their User-Agent names. Only the
+// attempts that count (those of the best observer, see attemptObservers)
+// make a client, so that an SDK debug log beside the access log adds no
+// second copy of the same traffic; what the other logs say of a botocore
+// client's retry mode still names it.
 func clients(tl *timeline.Timeline) []Client {
 	type key struct{ sdk, ver string }
 	byKey := map[key]*Client{}
+	// maxes counts the attempt limits the wire announced per client.
+	maxes := map[key]map[int32]int64{}
+	// modes are the botocore retry modes the other logs name.
+	modes := map[string]bool{}
 	seen := map[timeline.Sym]key{}
+	counted := attemptObservers(tl)
 	for i := range tl.Events {
 		e := &tl.Events[i]
 		if e.Layer != timeline.LayerHTTP || e.Client == timeline.NoSym {
@@ -173,25 +191,68 @@ func clients(tl *timeline.Timeline) []Client {
 			k = key{sdk, ver}
 			seen[e.Client] = k
 		}
+		if int(e.Source) < len(counted) && !counted[e.Source] {
+			if mode, ok := strings.CutPrefix(k.sdk, "botocore "); ok {
+				modes[mode] = true
+			}
+			continue
+		}
 		c := byKey[k]
 		if c == nil {
 			c = &Client{UserAgent: e.Client.String(), SDK: k.sdk, Version: k.ver}
 			byKey[k] = c
+			maxes[k] = map[int32]int64{}
 		}
 		c.Attempts++
 		if e.Outcome == timeline.OutcomeThrottled {
 			c.Throttled++
 		}
+		if e.MaxAttempts > 0 && len(maxes[k]) < 16 {
+			maxes[k][e.MaxAttempts]++
+		}
 	}
 	out := make([]Client, 0, len(byKey))
-	for _, c := range byKey {
+	for k, c := range byKey {
+		var modeFrom string
+		if c.SDK == "botocore" {
+			c.SDK, modeFrom = botocoreMode(modes, maxes[k])
+		}
 		describeClient(c)
+		if modeFrom != "" {
+			c.Policy += " (retry mode " + modeFrom + ")"
+		}
 		out = append(out, *c)
 	}
 	slices.SortFunc(out, func(a, b Client) int {
 		return cmp.Or(cmp.Compare(b.Attempts, a.Attempts), cmp.Compare(a.SDK, b.SDK), cmp.Compare(a.Version, b.Version))
 	})
 	return out
+}
+
+// botocoreMode names the retry mode of a botocore client whose User-Agent
+// does not: the mode the SDK log's retry loggers name, when they name one,
+// else the one whose default attempt limit the wire announced
+// (amz-sdk-request max=3 is standard or adaptive, max=5 legacy). It
+// returns the SDK name and where the mode came from, or "botocore" and "".
+func botocoreMode(modes map[string]bool, maxes map[int32]int64) (sdk, from string) {
+	if len(modes) == 1 {
+		for m := range modes {
+			return "botocore " + m, "named by the SDK log's retry logger"
+		}
+	}
+	var most int32
+	for m, n := range maxes {
+		if n > maxes[most] || n == maxes[most] && m < most {
+			most = m
+		}
+	}
+	switch most {
+	case 3:
+		return "botocore standard", "inferred from max=3 in amz-sdk-request, the default of standard and adaptive mode"
+	case 5:
+		return "botocore legacy", "inferred from max=5 in amz-sdk-request, legacy mode's default"
+	}
+	return "botocore", ""
 }
 
 func describeClient(c *Client) {

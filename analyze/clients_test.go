@@ -27,6 +27,8 @@ func TestIdentifyClient(t *testing.T) {
 		{"Botocore/1.43.67 ua/2.1 os/linux md/arch#x86_64 lang/python#3.12.3 cfg/retry-mode#standard", "botocore standard", "1.43.67", 3, false, "ignores retry-after"},
 		{"Boto3/1.40.0 md/Botocore#1.40.0 ua/2.1 cfg/retry-mode#adaptive", "botocore adaptive", "", 3, false, "rate limiter"},
 		{"Botocore/1.29.27 Python/3.11.2 Linux/6.18.44-fc-v782", "botocore", "1.29.27", 0, false, "does not name its retry mode"},
+		{"Boto3/1.28.79 md/Botocore#1.31.79 ua/2.0 os/macos#23.0.0 cfg/retry-mode#legacy Botocore/1.31.79", "botocore legacy", "1.31.79", 5, false, "uncapped"},
+		{"botocore cfg/retry-mode#standard", "botocore standard", "", 3, false, "retry quota"},
 		{"aws-sdk-js/3.700.0 ua/2.1 os/linux#6.8", "aws-sdk-js-v3", "3.700.0", 3, false, "before April 2026"},
 		{"curl/8.5.0", "", "", 0, false, ""},
 	}
@@ -74,4 +76,43 @@ func TestClientsCountsAttempts(t *testing.T) {
 func withClient(e timeline.Event, ua string) timeline.Event {
 	e.Client = timeline.Intern(ua)
 	return e
+}
+
+// TestClientsBotocoreMode pins where a botocore client's retry mode comes
+// from when its User-Agent does not say it, and that an SDK log read beside
+// the access log adds no client of its own.
+func TestClientsBotocoreMode(t *testing.T) {
+	h := timeline.LayerHTTP
+	ua := "Botocore/1.29.27 Python/3.11.2"
+	withMax := func(e timeline.Event, src, max int32) timeline.Event {
+		e.Source, e.MaxAttempts = src, max
+		return withClient(e, ua)
+	}
+	tests := []struct {
+		name   string
+		events []timeline.Event
+		sdk    string
+		from   string // substring of the policy, "" when no mode is named
+	}{
+		{"max=3 on the wire", []timeline.Event{withMax(ev(h, 0, thr, bat, "T1", "", 1), 0, 0), withMax(ev(h, 1, ok, bat, "T1", "", 2), 0, 3)},
+			"botocore standard", "inferred from max=3"},
+		{"max=5 on the wire", []timeline.Event{withMax(ev(h, 1, ok, bat, "T1", "", 2), 0, 5)},
+			"botocore legacy", "inferred from max=5"},
+		{"max=4 names nothing", []timeline.Event{withMax(ev(h, 1, ok, bat, "T1", "", 2), 0, 4)},
+			"botocore", "does not name its retry mode"},
+		{"the SDK log's logger", []timeline.Event{
+			withMax(ev(h, 0, thr, bat, "T1", "", 1), 0, 0),
+			withClient(withMax(ev(h, 0, thr, bat, "T1", "", 1), 1, 0), "botocore cfg/retry-mode#legacy"),
+		}, "botocore legacy", "named by the SDK log"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tl := build(tc.events...)
+			tl.Sources = []timeline.Source{{Path: "access.log", Observer: timeline.ObserverProxy}, {Path: "sdk.log", Observer: timeline.ObserverSDK}}
+			got := clients(tl)
+			if len(got) != 1 || got[0].SDK != tc.sdk || !strings.Contains(got[0].Policy, tc.from) || got[0].UserAgent != ua {
+				t.Fatalf("clients = %+v, want one %q client whose policy says %q", got, tc.sdk, tc.from)
+			}
+		})
+	}
 }

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"strconv"
+	"strings"
 
 	"github.com/stampede/stampede/timeline"
 )
@@ -13,37 +14,60 @@ import (
 //	2026-11-30T02:47:30.997Z DEBUG botocore.retries.standard [task-0137] Retry needed, retrying request after delay of: 0.146
 //	2026-08-21 10:15:02,123 - botocore.endpoint - DEBUG - Sending http request: <AWSPreparedRequest ...>
 //
-// botocore never logs an attempt's status. What it logs is one retry
-// decision per attempt, after the response, and that line is the attempt
-// event (LayerHTTP, Start = the attempt's "Sending http request" line, End =
-// the decision line):
+// botocore logs one retry decision per attempt, after the response, and
+// that line is the attempt event (LayerHTTP, Start = the attempt's "Sending
+// http request" line, End = the decision line):
 //
-//	Retry needed, retrying request after delay of: X   (standard)  retryable error
-//	Retry needed, action of: X                          (legacy)    retryable error
-//	Retry needed but retry quota reached, not retrying request.     retryable error, call ends
-//	Reached the maximum number of retry attempts: N     (legacy)    retryable error, call ends, MaxAttempts N
-//	Not retrying request.                               (standard)  outcome unknown: success, or an error not retried
-//	No retry needed.                                    (legacy)    outcome unknown, likewise
+//	Retry needed, retrying request after delay of: X   (standard)  the response was retryable
+//	Retry needed, action of: X                          (legacy)    likewise
+//	Retry needed but retry quota reached, not retrying request.     retryable, call ends
+//	Reached the maximum number of retry attempts: N     (legacy)    retryable, call ends, MaxAttempts N
+//	Not retrying request.                               (standard)  not retryable: a success, or an error botocore does not retry
+//	No retry needed.                                    (legacy)    likewise
 //
-// Standard mode logs "Max attempts of N reached." before deciding, for a
-// success as much as for a failure, so it only sets MaxAttempts on the
-// decision that follows; legacy mode follows "Reached the maximum ..." with
-// "No retry needed." for the same attempt, which is then skipped.
-// "Response received to retry, sleeping for X seconds" repeats a retry
-// decision and is the event only when no decision line was logged for the
-// attempt (the retries loggers filtered out). The sleep is the SDK's own
-// backoff, not a server retry-after, so RetryAfter stays unknown; the next
-// attempt's Start shows it. Adaptive mode's "Throttling response received,
-// new send rate" is a rate limiter update and is skipped.
+// The status comes from, in this order: urllib3's line for the attempt
+// (`"POST /model/x/invoke HTTP/1.1" 429 205`, logger urllib3.connectionpool),
+// legacy mode's checker line before the decision ("retry needed: retryable
+// HTTP status code received: 429", "retry needed: matching HTTP status and
+// error code seen: 400, ThrottlingException"), and adaptive mode's
+// "Throttling response received" after it. Standard mode logs no status: a
+// retryable response there is a throttle (error codes such as
+// ThrottlingException, whatever their status, and any 429) or a transient
+// error (500, 502, 503, 504, a timeout). With no line that says which, a
+// retryable attempt counts as throttled, since in a log read for a
+// throttling incident that is what the retries are; urllib3's status line
+// (logger urllib3 at DEBUG) removes the doubt. A "not retryable" decision
+// counts as a success, except on an attempt that reached the attempt limit
+// ("Max attempts of N reached.", which standard mode logs before deciding,
+// for a success as much as for a failure): its outcome stays unknown until
+// the application's ClientError says the call failed.
+//
+// Legacy mode follows "Reached the maximum ..." with "No retry needed." for
+// the same attempt, which is then skipped. "Response received to retry,
+// sleeping for X seconds" repeats a retry decision and is the event only
+// when no decision line was logged for the attempt (the retries loggers
+// filtered out). The sleep is the SDK's own backoff, not a server
+// retry-after, so RetryAfter stays unknown; the next attempt's Start shows
+// it.
 //
 // The application's final "An error occurred (Code) when calling the Op
 // operation (reached max retries: N): ..." (ClientError) is a call event
 // (LayerCall) with ErrorCode, Route = the operation and Attempts = N+1
-// (else the attempts counted for the call). It joins the call last run in
-// the last bracket group before the message, taking that call's id and
-// first send time as Start; End is the line's time. Printed as the last
-// line of a traceback it has no time of its own and takes the time of the
-// line before it.
+// (else the attempts counted for the call); a numeric Code ("(429)", which
+// botocore writes when the error body does not parse) is the status. It
+// joins the call last run in the last bracket group before the message,
+// taking that call's id and first send time as Start, and the outcome of
+// that call's last attempt when the decision left it unknown; End is the
+// line's time. Printed as the last line of a traceback it has no time of
+// its own and takes the time of the line before it.
+//
+// Client is the User-Agent the request lines show ('User-Agent':
+// b'Boto3/1.28.79 ... Botocore/1.31.79'), else "botocore". When the
+// User-Agent does not name the retry mode (botocore before 1.31 writes no
+// cfg/retry-mode#), the logger that logs the decisions does:
+// botocore.retryhandler is legacy mode, botocore.retries.standard standard
+// mode, and botocore.retries.adaptive adaptive mode; Client then gets
+// " cfg/retry-mode#<mode>" appended, as newer versions write it.
 //
 // Attempts are joined to their call by the bracket group just before the
 // message ("[ui-0001]", "[task-0104/q1]", "[MainThread]"): the thread or
@@ -62,10 +86,17 @@ type botocoreParser struct {
 	strs     *interner
 	pre      logPrefix
 	outcomes outcomeCache
-	calls    map[string]*botoCall
+	earlier
+	calls map[string]*botoCall
 	// last is the latest line time, for traceback lines that have none.
 	last int64
+	// mode is the retry mode the decision loggers name, "" until one has.
+	mode string
+	// clients interns the Client of each User-Agent and mode.
+	clients map[botoClientKey]timeline.Sym
 }
+
+type botoClientKey struct{ ua, mode string }
 
 // botoCall is the state of the call a logging context is running.
 type botoCall struct {
@@ -81,10 +112,22 @@ type botoCall struct {
 	ended     bool // a final decision was logged
 	// lastDecision tells legacy mode's echo of a final decision apart.
 	lastDecision botoMessage
+	// ua is the User-Agent the call's request lines show.
+	ua string
+	// status and code are what the log said of the current attempt's
+	// response before its decision; maxNoted is standard mode's attempt
+	// limit note for it.
+	status   int32
+	code     string
+	maxNoted bool
+	// eventLine is the line of the current attempt's event, for what later
+	// lines say of it.
+	eventLine int64
 }
 
 func newBotocoreParser(strs *interner) *botocoreParser {
-	return &botocoreParser{strs: strs, pre: newLogPrefix(), outcomes: outcomeCache{}, calls: make(map[string]*botoCall, 256)}
+	return &botocoreParser{strs: strs, pre: newLogPrefix(), outcomes: outcomeCache{},
+		calls: make(map[string]*botoCall, 256), clients: map[botoClientKey]timeline.Sym{}}
 }
 
 func (p *botocoreParser) format() string { return "botocore" }
@@ -94,7 +137,8 @@ const (
 	skipCallStart      = "call start (its retry decisions are the events)"
 	skipRepeatDecision = "repeats the attempt's retry decision"
 	skipMaxAttemptNote = "attempt limit note (kept on the next decision)"
-	skipRateLimiter    = "client rate limiter update"
+	skipThrottleNote   = "throttle note (kept on the attempt's event)"
+	skipStatusNote     = "response status (kept on the next decision)"
 )
 
 // botoMessage is a recognised botocore message.
@@ -114,6 +158,10 @@ const (
 	botoSleeping
 	botoThrottleRate
 	botoClientError
+	botoLegacyStatus
+	botoLegacyCode
+	botoLegacyException
+	botoURLLib3
 )
 
 var botoMarkers = []struct {
@@ -132,6 +180,10 @@ var botoMarkers = []struct {
 	{"Response received to retry, sleeping for ", botoSleeping},
 	{"Throttling response received, new send rate", botoThrottleRate},
 	{"An error occurred (", botoClientError},
+	{"retry needed: retryable HTTP status code received: ", botoLegacyStatus},
+	{"retry needed: matching HTTP status and error code seen: ", botoLegacyCode},
+	{"retry needed, retryable exception caught: ", botoLegacyException},
+	{"urllib3.connectionpool", botoURLLib3},
 }
 
 // findBotoMessage returns the message kind, where its marker starts and
@@ -152,7 +204,14 @@ func (p *botocoreParser) parse(line []byte, e *timeline.Event) string {
 	case botoNone:
 		return skipNotRequestLine
 	case botoThrottleRate:
-		return skipRateLimiter
+		p.noteMode(rest[:at])
+	case botoURLLib3:
+		// The message follows the logger name and any context group.
+		k := bytes.Index(arg, []byte("://"))
+		if k < 0 || !bytes.Contains(arg, []byte(" HTTP/")) {
+			return skipNotRequestLine
+		}
+		at += len("urllib3.connectionpool") + bytes.LastIndexByte(arg[:k], ' ') + 1
 	}
 	if !hasTime {
 		if msg != botoClientError || p.last == 0 {
@@ -187,6 +246,9 @@ func (p *botocoreParser) parse(line []byte, e *timeline.Event) string {
 				c.operation = p.strs.bytes(op[:k])
 			}
 		}
+		if ua := userAgent(arg, "'User-Agent': '"); ua != nil {
+			c.ua = p.strs.bytes(ua)
+		}
 		return skipCallStart
 	case botoSending:
 		attempt, max, invocation := p.requestHeaders(arg)
@@ -202,6 +264,9 @@ func (p *botocoreParser) parse(line []byte, e *timeline.Event) string {
 		if invocation != "" {
 			c.id = invocation
 		}
+		if ua := userAgent(arg, "'User-Agent': b'"); ua != nil {
+			c.ua = p.strs.bytes(ua)
+		}
 		if u, ok := cutAfter(arg, "url="); ok {
 			if k := bytes.IndexAny(u, ", >"); k >= 0 {
 				u = u[:k]
@@ -216,12 +281,49 @@ func (p *botocoreParser) parse(line []byte, e *timeline.Event) string {
 			c.max = max
 		}
 		c.sent, c.decided = ts, false
+		c.status, c.code, c.maxNoted = 0, "", false
 		return skipAttemptStart
 	case botoMaxAttemptsNote:
 		if n, ok := digits(bytes.TrimSuffix(arg, []byte(" reached."))); ok && n < 1<<20 {
 			c.max = int32(n)
 		}
+		c.maxNoted = true
 		return skipMaxAttemptNote
+	case botoURLLib3:
+		if n := urllib3Status(arg); n > 0 && !c.decided {
+			c.status = n
+		}
+		return skipStatusNote
+	case botoLegacyStatus:
+		p.noteMode(rest[:at])
+		if n, ok := digits(bytes.TrimSpace(arg)); ok && n <= 999 && c.status == 0 {
+			c.status = int32(n)
+		}
+		return skipStatusNote
+	case botoLegacyCode:
+		p.noteMode(rest[:at])
+		// "400, ThrottlingException"
+		st, code, _ := bytes.Cut(arg, []byte(", "))
+		if n, ok := digits(st); ok && n <= 999 && c.status == 0 {
+			c.status = int32(n)
+		}
+		c.code = p.strs.bytes(bytes.TrimSpace(code))
+		return skipStatusNote
+	case botoLegacyException:
+		p.noteMode(rest[:at])
+		if c.status == 0 {
+			c.code = "exception"
+		}
+		return skipStatusNote
+	case botoThrottleRate:
+		// Adaptive mode logs this after the decision on a throttling
+		// response: the attempt just decided was throttled.
+		if c.decided {
+			if ev := p.at(c.eventLine); ev != nil && ev.Outcome != timeline.OutcomeThrottled {
+				ev.Outcome = timeline.OutcomeThrottled
+			}
+		}
+		return skipThrottleNote
 	case botoClientError:
 		return p.clientError(c, ts, arg, e)
 	}
@@ -232,12 +334,13 @@ func (p *botocoreParser) parse(line []byte, e *timeline.Event) string {
 			return skipRepeatDecision
 		}
 	}
-	outcome, final := timeline.OutcomeRetryable, false
+	p.noteMode(rest[:at])
+	retryable, final := true, false
 	switch msg {
 	case botoQuotaReached:
 		final = true
 	case botoNotRetrying, botoNoRetryNeeded:
-		outcome, final = timeline.OutcomeUnknown, true
+		retryable, final = false, true
 	case botoMaxReachedLegacy:
 		if n, ok := digits(arg); ok && n < 1<<20 {
 			c.max = int32(n)
@@ -258,16 +361,99 @@ func (p *botocoreParser) parse(line []byte, e *timeline.Event) string {
 		c.start = ts
 	}
 	e.Layer = timeline.LayerHTTP
-	e.Outcome = outcome
+	e.Status = c.status
+	e.ErrorCode = timeline.Intern(c.code)
+	switch {
+	case c.status != 0 || c.code != "":
+		e.Outcome = p.outcomes.classify(e.Status, e.ErrorCode)
+		if retryable && !e.Outcome.Failed() {
+			e.Outcome = timeline.OutcomeRetryable
+		}
+	case retryable:
+		e.Outcome = timeline.OutcomeThrottled
+	case c.maxNoted:
+		e.Outcome = timeline.OutcomeUnknown
+	default:
+		e.Outcome = timeline.OutcomeOK
+	}
 	e.Start, e.End = c.sent, ts
 	if e.Start == 0 {
 		e.Start = ts
 	}
 	e.Attempt, e.MaxAttempts = c.attempt, c.max
 	e.RetryAfter = timeline.NoRetryAfter
-	e.Route, e.CallID, e.Client = timeline.Intern(c.route), timeline.Intern(c.id), timeline.Intern("botocore")
+	e.Route, e.CallID, e.Client = timeline.Intern(c.route), timeline.Intern(c.id), p.client(c.ua)
 	c.decided, c.ended, c.lastDecision = true, final, msg
+	c.eventLine = e.Line
+	c.status, c.code, c.maxNoted = 0, "", false
 	return ""
+}
+
+// noteMode reads the retry mode from the logger name before a decision.
+func (p *botocoreParser) noteMode(b []byte) {
+	switch {
+	case bytes.Contains(b, []byte("botocore.retries.adaptive")):
+		p.mode = "adaptive"
+	case p.mode == "adaptive":
+		// Adaptive mode decides through standard mode's logger.
+	case bytes.Contains(b, []byte("botocore.retries.standard")):
+		p.mode = "standard"
+	case bytes.Contains(b, []byte("botocore.retryhandler")):
+		p.mode = "legacy"
+	}
+}
+
+// client is the Client of an attempt: the User-Agent, with the retry mode
+// the loggers name when it does not say it.
+func (p *botocoreParser) client(ua string) timeline.Sym {
+	k := botoClientKey{ua, p.mode}
+	if s, ok := p.clients[k]; ok {
+		return s
+	}
+	c := ua
+	if c == "" {
+		c = "botocore"
+	}
+	if p.mode != "" && !strings.Contains(c, "cfg/retry-mode#") {
+		c += " cfg/retry-mode#" + p.mode
+	}
+	s := timeline.Intern(c)
+	if len(p.clients) < 1<<10 {
+		p.clients[k] = s
+	}
+	return s
+}
+
+// userAgent returns the quoted User-Agent after marker in a printed
+// request, or nil when the line was cut before its end.
+func userAgent(b []byte, marker string) []byte {
+	v, ok := cutAfter(b, marker)
+	if !ok {
+		return nil
+	}
+	k := bytes.IndexByte(v, '\'')
+	if k <= 0 || k > 512 {
+		return nil
+	}
+	return v[:k]
+}
+
+// urllib3Status reads the status of urllib3's `"GET /x HTTP/1.1" 429 6`.
+func urllib3Status(b []byte) int32 {
+	k := bytes.LastIndex(b, []byte(" HTTP/"))
+	if k < 0 {
+		return 0
+	}
+	q := bytes.Index(b[k:], []byte(`" `))
+	if q < 0 {
+		return 0
+	}
+	st, _ := leadingDecimal(b[k+q+2:])
+	n, ok := digits(st)
+	if !ok || n < 100 || n > 999 {
+		return 0
+	}
+	return int32(n)
 }
 
 // lastBracket returns the contents of the last "[...]" group in b, or nil.
@@ -318,7 +504,13 @@ func (p *botocoreParser) clientError(c *botoCall, ts int64, arg []byte, e *timel
 	if k <= 0 {
 		return "ClientError without an error code"
 	}
-	e.ErrorCode = p.strs.sym(arg[:k])
+	if n, ok := digits(arg[:k]); ok && n >= 100 && n <= 999 {
+		// botocore names the error by its status when the body does not
+		// parse: "An error occurred (429)".
+		e.Status = int32(n)
+	} else {
+		e.ErrorCode = p.strs.sym(arg[:k])
+	}
 	r, ok := bytes.CutPrefix(arg[k+1:], []byte(" when calling the "))
 	if !ok {
 		return `ClientError without "when calling the <operation> operation"`
@@ -349,8 +541,24 @@ func (p *botocoreParser) clientError(c *botoCall, ts int64, arg []byte, e *timel
 		}
 	}
 	e.RetryAfter = timeline.NoRetryAfter
-	e.Client = timeline.Intern("botocore")
-	e.Outcome = p.outcomes.classify(0, e.ErrorCode)
+	e.Client = p.client(c.ua)
+	e.Outcome = p.outcomes.classify(e.Status, e.ErrorCode)
+	if !e.Outcome.Failed() {
+		e.Outcome = timeline.OutcomeRetryable
+	}
+	if c.decided {
+		// The call failed with this error: its last attempt did, when
+		// its decision could not tell.
+		if ev := p.at(c.eventLine); ev != nil && !ev.Outcome.Failed() {
+			ev.Outcome = e.Outcome
+			if ev.Status == 0 {
+				ev.Status = e.Status
+			}
+			if ev.ErrorCode == timeline.NoSym {
+				ev.ErrorCode = e.ErrorCode
+			}
+		}
+	}
 	return ""
 }
 

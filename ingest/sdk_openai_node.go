@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"time"
 
 	"github.com/stampede/stampede/timeline"
 )
@@ -32,21 +33,33 @@ import (
 // ("[batch]", "[interactive]", see timeline.ParseClass) sets Class: it is
 // the logger's own label. "sending request", "response start" and
 // "response parsed" debug lines repeat what the outcome line says and are
-// skipped, as are lines that are not about a request.
+// skipped, as are lines that are not about a request. The debug lines
+// "response error (...)" and "response start", which follow the outcome
+// line of the same log id, print the response headers: their retry-after-ms
+// (which the SDK reads first) or retry-after (seconds, or an HTTP date
+// taken relative to the line's time) becomes the attempt's RetryAfter.
 type openaiNodeParser struct {
 	strs     *interner
 	pre      logPrefix
 	outcomes outcomeCache
+	earlier
 	// chains counts the attempts seen per first log id.
 	chains map[string]int32
+	// outcomeLine is the line of each log id's outcome event, until its
+	// detail line has been read.
+	outcomeLine map[string]int64
 }
 
 // maxChains bounds the chain table; past it the table restarts, which only
 // renumbers calls that are still retrying at that moment.
 const maxChains = 1 << 20
 
+// maxPendingDetails bounds the outcome lines kept for a detail line.
+const maxPendingDetails = 1 << 14
+
 func newOpenAINodeParser(strs *interner) *openaiNodeParser {
-	return &openaiNodeParser{strs: strs, pre: newLogPrefix(), outcomes: outcomeCache{}, chains: make(map[string]int32, 1024)}
+	return &openaiNodeParser{strs: strs, pre: newLogPrefix(), outcomes: outcomeCache{},
+		chains: make(map[string]int32, 1024), outcomeLine: make(map[string]int64, 1024)}
 }
 
 func (p *openaiNodeParser) format() string { return "openai-node" }
@@ -54,6 +67,7 @@ func (p *openaiNodeParser) format() string { return "openai-node" }
 const (
 	skipNotRequestLine = "not a retry or request line"
 	skipRequestDetail  = "request or response detail"
+	skipRetryAfterKept = "response headers (their retry-after is kept on the attempt)"
 	skipNoTimestamp    = "no timestamp at the start of the line"
 )
 
@@ -116,6 +130,9 @@ func (p *openaiNodeParser) parse(line []byte, e *timeline.Event) string {
 		k := bytes.Index(after, []byte(" with status "))
 		if k < 0 {
 			if isNodeDetail(msg) {
+				if p.amendDetail(group, msg, ts) {
+					return skipRetryAfterKept
+				}
 				return skipRequestDetail
 			}
 			return skipNotRequestLine
@@ -150,6 +167,15 @@ func (p *openaiNodeParser) parse(line []byte, e *timeline.Event) string {
 
 	// The group: "log_x[, retryOf: log_y][, x-request-id: \"...\"]".
 	id := group
+	if k := bytes.IndexByte(group, ','); k >= 0 {
+		id = group[:k]
+	}
+	if len(p.outcomeLine) >= maxPendingDetails {
+		// Detail lines follow their outcome line closely; ids left over
+		// are outcome lines logged without one (level info).
+		clear(p.outcomeLine)
+	}
+	p.outcomeLine[string(id)] = e.Line
 	var first []byte
 	for len(group) > 0 {
 		var item []byte
@@ -205,6 +231,64 @@ func (p *openaiNodeParser) parse(line []byte, e *timeline.Event) string {
 		e.MaxAttempts = n
 	}
 	return ""
+}
+
+// amendDetail reads the retry-after from a "response ..." debug line into
+// the outcome event its log id emitted.
+func (p *openaiNodeParser) amendDetail(group, msg []byte, ts int64) bool {
+	if !bytes.HasPrefix(msg, []byte("response ")) {
+		return false
+	}
+	if k := bytes.IndexByte(group, ','); k >= 0 {
+		group = group[:k]
+	}
+	line, ok := p.outcomeLine[string(group)]
+	if !ok {
+		return false
+	}
+	delete(p.outcomeLine, string(group))
+	e := p.at(line)
+	if e == nil {
+		return false
+	}
+	d := headerRetryAfter(msg, ts)
+	if d == timeline.NoRetryAfter {
+		return false
+	}
+	e.RetryAfter = d
+	return true
+}
+
+// headerRetryAfter finds retry-after-ms, else retry-after, among response
+// headers printed as JSON ("retry-after":"2"), or NoRetryAfter.
+func headerRetryAfter(b []byte, logged int64) time.Duration {
+	if v := jsonHeaderValue(b, `"retry-after-ms":`); v != nil {
+		if w, f, _, ok := parseDecimal(v); ok && w < 1<<40 {
+			return time.Duration(w*1e6 + f/1e3)
+		}
+	}
+	if v := jsonHeaderValue(b, `"retry-after":`); v != nil && len(v) <= 64 {
+		return parseRetryAfter(v, logged)
+	}
+	return timeline.NoRetryAfter
+}
+
+// jsonHeaderValue returns the string or number value after key in b.
+func jsonHeaderValue(b []byte, key string) []byte {
+	v, ok := cutAfter(b, key)
+	if !ok {
+		return nil
+	}
+	v = bytes.TrimLeft(v, " ")
+	if len(v) > 0 && v[0] == '"' {
+		end := bytes.IndexByte(v[1:], '"')
+		if end < 0 {
+			return nil
+		}
+		return v[1 : 1+end]
+	}
+	n, _ := leadingDecimal(v)
+	return n
 }
 
 // isNodeDetail reports the SDK's debug lines around a request, which the

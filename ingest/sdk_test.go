@@ -78,8 +78,10 @@ var sdkDir = filepath.Join("..", "testdata", "ingest", "sdk")
 var sdkExamples = []struct{ format, file string }{
 	{"openai-node", "openai-node/no-throttle.log"},
 	{"openai-node", "openai-node/retries.log"},
+	{"openai-node", "openai-node/debug-retry-after.log"},
 	{"botocore", "botocore/standard.log"},
 	{"botocore", "botocore/legacy-adaptive.log"},
+	{"botocore", "botocore/legacy-429.log"},
 	{"openai-python", "openai-python/retries.log"},
 	{"aws-js-v3", "aws-js-v3/calls.jsonl"},
 }
@@ -211,8 +213,8 @@ func TestSDKLines(t *testing.T) {
 		{
 			"botocore", `2026-11-30T02:47:30.997Z DEBUG botocore.retries.standard [task-0137] Retry needed, retrying request after delay of: 0.146`,
 			timeline.Event{Start: ns("2026-11-30T02:47:30.997Z"), End: ns("2026-11-30T02:47:30.997Z"),
-				Layer: timeline.LayerHTTP, Outcome: timeline.OutcomeRetryable, Attempt: 1,
-				RetryAfter: timeline.NoRetryAfter, Client: timeline.Intern("botocore"), CallID: timeline.Intern("task-0137")},
+				Layer: timeline.LayerHTTP, Outcome: timeline.OutcomeThrottled, Attempt: 1,
+				RetryAfter: timeline.NoRetryAfter, Client: timeline.Intern("botocore cfg/retry-mode#standard"), CallID: timeline.Intern("task-0137")},
 		},
 		{
 			"aws-js-v3", `{"time":"2026-11-30T02:47:34.25Z","clientName":"C","commandName":"PutItemCommand","metadata":{"httpStatusCode":"503","attempts":3,"requestId":"r\u0031"}}`,
@@ -293,11 +295,14 @@ func TestSDKBadLines(t *testing.T) {
 			`2026-11-30T02:47:26.400Z ERROR app [ui-0001] An error occurred (ThrottlingException) when calling InvokeModel`,
 			`2026-11-30T02:47:26.400Z ERROR app [ui-0001] An error occurred (ThrottlingException`,
 			`2026-11-30T02:47:26.400Z ERROR app [ui-0001] An error occurred (ThrottlingException) when calling the InvokeModel: x`,
+			`2026-11-30T02:47:27.000Z DEBUG urllib3.connectionpool [ui-0002] Starting new HTTP connection (1): h:80`,
+			`2026-11-30T02:47:27.100Z DEBUG urllib3.connectionpool [ui-0002] http://h:80 "POST /m/invoke HTTP/1.1" 429 5`,
+			`2026-11-30T02:47:27.101Z DEBUG botocore.retryhandler [ui-0002] retry needed: retryable HTTP status code received: 429`,
 		}, "\n"), []timeline.Skip{
 			{Line: 1, Reason: skipNotRequestLine},
 			{Line: 2, Reason: skipCallStart},
 			{Line: 3, Reason: skipAttemptStart},
-			{Line: 5, Reason: skipRateLimiter},
+			{Line: 5, Reason: skipThrottleNote},
 			{Line: 6, Reason: skipRepeatDecision},
 			{Line: 7, Reason: skipAttemptStart},
 			{Line: 8, Reason: skipMaxAttemptNote},
@@ -305,6 +310,9 @@ func TestSDKBadLines(t *testing.T) {
 			{Line: 11, Reason: `ClientError without "when calling the <operation> operation"`},
 			{Line: 12, Reason: "ClientError without an error code"},
 			{Line: 13, Reason: `ClientError without "when calling the <operation> operation"`},
+			{Line: 14, Reason: skipNotRequestLine},
+			{Line: 15, Reason: skipStatusNote},
+			{Line: 16, Reason: skipStatusNote},
 		}},
 		{"aws-js-v3", strings.Join([]string{
 			`{"time":1,"msg":"hello"}`,
@@ -358,11 +366,12 @@ func TestBotocoreCallSplitting(t *testing.T) {
 		outcome      timeline.Outcome
 	}
 	want := []got{
-		{1, "w1", 1, 0, ns("2026-11-30T02:47:30Z"), ns("2026-11-30T02:47:30Z"), timeline.OutcomeRetryable},
-		{2, "w1", 2, 0, ns("2026-11-30T02:47:30.6Z"), ns("2026-11-30T02:47:30.6Z"), timeline.OutcomeUnknown},
-		{3, "w1#2", 1, 0, ns("2026-11-30T02:47:31Z"), ns("2026-11-30T02:47:31Z"), timeline.OutcomeUnknown},
-		{5, "w2", 1, 0, ns("2026-11-30T02:47:32.1Z"), ns("2026-11-30T02:47:32.1Z"), timeline.OutcomeUnknown},
-		{6, "w1#3", 1, 0, ns("2026-11-30T02:47:32Z"), ns("2026-11-30T02:47:32.2Z"), timeline.OutcomeRetryable},
+		{1, "w1", 1, 0, ns("2026-11-30T02:47:30Z"), ns("2026-11-30T02:47:30Z"), timeline.OutcomeThrottled},
+		{2, "w1", 2, 0, ns("2026-11-30T02:47:30.6Z"), ns("2026-11-30T02:47:30.6Z"), timeline.OutcomeOK},
+		{3, "w1#2", 1, 0, ns("2026-11-30T02:47:31Z"), ns("2026-11-30T02:47:31Z"), timeline.OutcomeOK},
+		{5, "w2", 1, 0, ns("2026-11-30T02:47:32.1Z"), ns("2026-11-30T02:47:32.1Z"), timeline.OutcomeOK},
+		{6, "w1#3", 1, 0, ns("2026-11-30T02:47:32Z"), ns("2026-11-30T02:47:32.2Z"), timeline.OutcomeThrottled},
+		// At the attempt limit "Not retrying" is a success or the last failure.
 		{9, "w1#3", 2, 2, ns("2026-11-30T02:47:32.3Z"), ns("2026-11-30T02:47:32.4Z"), timeline.OutcomeUnknown},
 	}
 	var gotEvents []got
@@ -377,7 +386,8 @@ func TestBotocoreCallSplitting(t *testing.T) {
 // sdkTruth is the part of a trace's truth.json that SDK logs can show.
 type sdkTruth struct {
 	HTTP struct {
-		Requests int `json:"requests"`
+		Requests int            `json:"requests"`
+		ByStatus map[string]int `json:"by_status"`
 	} `json:"http"`
 	Calls map[string]struct {
 		SDKCalls     int            `json:"sdk_calls"`
@@ -457,6 +467,18 @@ func TestBotocoreTrace(t *testing.T) {
 	}
 	if firsts != calls {
 		t.Errorf("%d first attempts, want %d calls", firsts, calls)
+	}
+	// Standard mode logs no status. Retryable decisions are the trace's
+	// 429s and "not retrying" its successes, except at the attempt limit,
+	// where a success and a last failure read the same.
+	outcomes := map[timeline.Outcome]int{}
+	for i := range tl.Events {
+		outcomes[tl.Events[i].Outcome]++
+	}
+	ok, thr, unknown := outcomes[timeline.OutcomeOK], outcomes[timeline.OutcomeThrottled], outcomes[timeline.OutcomeUnknown]
+	if ok+thr+unknown != len(tl.Events) || ok > truth.HTTP.ByStatus["200"] || thr > truth.HTTP.ByStatus["429"] ||
+		ok+unknown < truth.HTTP.ByStatus["200"] || thr+unknown < truth.HTTP.ByStatus["429"] || unknown > 40 {
+		t.Errorf("outcomes %v, want %d ok and %d throttled, up to 40 unknown", outcomes, truth.HTTP.ByStatus["200"], truth.HTTP.ByStatus["429"])
 	}
 }
 
