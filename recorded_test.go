@@ -40,6 +40,10 @@ type recordedTruth struct {
 	HTTP struct {
 		Requests  int64 `json:"requests"`
 		Throttled int64 `json:"status_429"`
+		ByClass   map[string]struct {
+			Requests  int64 `json:"requests"`
+			Throttled int64 `json:"status_429"`
+		} `json:"by_class"`
 	} `json:"http"`
 	Calls map[string]struct {
 		Calls          int64            `json:"sdk_calls"`
@@ -185,6 +189,20 @@ func recordedChecks(truth *recordedTruth, mix inputMix, res *analyze.Result) []r
 	if mix.http {
 		add("attempts", rec.HTTP.Attempts == truth.HTTP.Requests, rec.HTTP.Attempts, truth.HTTP.Requests)
 		add("throttled", rec.HTTP.Throttled == truth.HTTP.Throttled, rec.HTTP.Throttled, truth.HTTP.Throttled)
+	}
+	if mix.http {
+		// Each class's throttles, whether the class was logged or inferred.
+		for _, cl := range []string{"batch", "interactive"} {
+			want := truth.HTTP.ByClass[cl]
+			var got analyze.HTTPSide
+			for _, c := range rec.ByClass {
+				if c.Class == cl {
+					got = c.HTTP
+				}
+			}
+			add(cl+" throttled", got.Attempts == want.Requests && got.Throttled == want.Throttled,
+				fmt.Sprintf("%d of %d", got.Throttled, got.Attempts), fmt.Sprintf("%d of %d", want.Throttled, want.Requests))
+		}
 	}
 	if mix.calls {
 		var calls, failed int64

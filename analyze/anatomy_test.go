@@ -19,6 +19,19 @@ import (
 // 0.5 s to 129.5 s; those inside a wave window are throttled, as are those
 // in [71.5 s, 71.5 s + tail) after the last wave.
 func anatomyTimeline(tail float64, neverRecovers bool) (*timeline.Timeline, []Wave) {
+	return anatomyTimelineWith(func(s float64) bool {
+		return inAnatomyWave(s) || (s >= 71.5 && (s < 71.5+tail || neverRecovers))
+	})
+}
+
+// inAnatomyWave says whether an interactive attempt of anatomyTimeline at
+// s seconds falls inside a wave window (first to last batch attempt plus
+// the 0.5 s margin).
+func inAnatomyWave(s float64) bool { return (s > 10 && s < 11.5) || (s > 70 && s < 71.5) }
+
+// anatomyTimelineWith is anatomyTimeline's two batch waves with the
+// interactive attempt at s seconds throttled when throttled(s).
+func anatomyTimelineWith(throttled func(s float64) bool) (*timeline.Timeline, []Wave) {
 	tl := &timeline.Timeline{Sources: []timeline.Source{{Path: "synthetic.log", Format: "synthetic"}}}
 	at := func(s float64) int64 { return genEpoch + int64(math.Round(s*1e9)) }
 	add := func(s float64, class timeline.Class, o timeline.Outcome) {
@@ -28,8 +41,7 @@ func anatomyTimeline(tail float64, neverRecovers bool) (*timeline.Timeline, []Wa
 	starts := []float64{10, 70}
 	for s := 0.5; s < 130; s++ {
 		o := timeline.OutcomeOK
-		inWave := (s > 10 && s < 11.5) || (s > 70 && s < 71.5)
-		if inWave || (s >= 71.5 && (s < 71.5+tail || neverRecovers)) {
+		if throttled(s) {
 			o = timeline.OutcomeThrottled
 		}
 		add(s, timeline.ClassInteractive, o)
@@ -105,6 +117,78 @@ func TestDescribeAnatomy(t *testing.T) {
 			}
 			if f := interactiveFinding(&w); !strings.HasPrefix(f, "Interactive requests were throttled 100.0% of the time inside waves and 0.0% between them") {
 				t.Errorf("finding %q", f)
+			}
+		})
+	}
+}
+
+// TestInteractiveDegradedAfterBatch pins what "degraded" and "recovered"
+// mean for interactive traffic. The batch load of anatomyTimeline's waves
+// falls back at 11.5 s and 71.5 s; throttling after that (between the
+// waves, or after the last) is what a limiter that keeps a debt, or a
+// window a wave emptied, does. Interactive attempts come once a second at
+// s + 0.5 s, so a 10 s window holds ten of them and any throttle in it is
+// above the 5-point tolerance.
+func TestInteractiveDegradedAfterBatch(t *testing.T) {
+	span := func(lo, hi float64) func(float64) bool { return func(s float64) bool { return s >= lo && s < hi } }
+	for _, tc := range []struct {
+		name      string
+		throttled func(s float64) bool
+		degraded  bool
+		// recoveredAfter is seconds after 71.5 s, the end of the last wave.
+		recoveredAfter float64
+		recovered      bool
+		// say and never are parts the finding must and must not hold.
+		say, never []string
+	}{
+		{name: "never throttled", throttled: func(float64) bool { return false }, recovered: true,
+			say: []string{"; the waves did not degrade them"}, never: []string{"stayed degraded"}},
+		{name: "throttled as before the waves", throttled: func(s float64) bool { return int(s)%2 == 1 }, recovered: true,
+			say: []string{"(50.0% before the first)", "; the waves did not degrade them"}},
+		{name: "throttled inside waves only", throttled: inAnatomyWave, degraded: true, recovered: true,
+			say: []string{"; no degradation remained after the last wave"}, never: []string{"between waves, after"}},
+		// The waves themselves pass interactive requests, the gap after
+		// the first is starved: degraded, though not inside a wave.
+		{name: "starved between waves only", throttled: span(12, 40), degraded: true, recovered: true,
+			say: []string{"0.0% of the time inside waves", "; they stayed degraded between waves, after the batch load had fallen back; no degradation remained"}},
+		{name: "starved 20 s after the last wave", throttled: func(s float64) bool { return inAnatomyWave(s) || span(71.5, 91.5)(s) },
+			degraded: true, recoveredAfter: 20, recovered: true, say: []string{"; they stayed degraded 20.00 s after the last wave"}},
+		// Clean from 81.5 s to 93.5 s, longer than a window, then
+		// throttled again until 103.5 s: the lull is not the recovery.
+		{name: "a lull is not a recovery", throttled: func(s float64) bool { return inAnatomyWave(s) || span(71.5, 81.5)(s) || span(93.5, 103.5)(s) },
+			degraded: true, recoveredAfter: 32, recovered: true, say: []string{"; they stayed degraded 32.00 s after the last wave"}},
+		// Degraded only after the last wave still counts as degraded.
+		{name: "starved only after the last wave", throttled: span(71.5, 86.5), degraded: true, recoveredAfter: 15, recovered: true,
+			say: []string{"; they stayed degraded 15.00 s after the last wave"}, never: []string{"between waves, after"}},
+		{name: "still starved when the log ends", throttled: func(s float64) bool { return inAnatomyWave(s) || s >= 71.5 },
+			degraded: true, recoveredAfter: 129.5 - 71.5, say: []string{"; they were still degraded 58.00 s after the last wave, when the log ends"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tl, waves := anatomyTimelineWith(tc.throttled)
+			j := buildJoins(tl)
+			w := Waves{Waves: waves, Periodic: true, Period: 60, BinWidth: 0.1, DecayRatio: 0.5}
+			countWaveAttempts(j, w.Waves)
+			describeAnatomy(j, &w)
+			im := w.Interactive
+			if im == nil {
+				t.Fatal("no interactive impact")
+			}
+			if im.Degraded != tc.degraded {
+				t.Errorf("degraded %v, want %v (in waves %+v, between %+v, after %+v)", im.Degraded, tc.degraded, im.InWaves, im.Between, im.After)
+			}
+			if im.Recovered != tc.recovered || math.Abs(im.RecoveredAfter-tc.recoveredAfter) > 1e-6 {
+				t.Errorf("recovered %v after %v s, want %v after %v s", im.Recovered, im.RecoveredAfter, tc.recovered, tc.recoveredAfter)
+			}
+			f := interactiveFinding(&w)
+			for _, want := range tc.say {
+				if !strings.Contains(f, want) {
+					t.Errorf("finding %q, want it to say %q", f, want)
+				}
+			}
+			for _, bad := range tc.never {
+				if strings.Contains(f, bad) {
+					t.Errorf("finding %q says %q", f, bad)
+				}
 			}
 		})
 	}
@@ -224,6 +308,7 @@ func TestInteractiveImpactRealTrace(t *testing.T) {
 	tl.Append(calls)
 	tl.Sort()
 	timeline.ApplyClassRules(tl, timeline.DefaultClassRules, false)
+	timeline.ResolveClasses(tl)
 	var truth struct {
 		Impact map[string]json.RawMessage `json:"interactive_vs_waves"`
 	}

@@ -46,6 +46,7 @@ func benchTimeline(b *testing.B) (*timeline.Timeline, int64) {
 			return
 		}
 		timeline.ApplyClassRules(s.tl, timeline.DefaultClassRules, false)
+		timeline.ResolveClasses(s.tl)
 		s.tl.Sort()
 	})
 	if s.err != nil {

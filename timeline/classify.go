@@ -144,8 +144,9 @@ func (m *ruleMatcher) matches(e *Event) bool {
 }
 
 // DefaultClassRules are used when the user gives none: routes that name their
-// class, then "has a task id" for batch work. Events no rule matches stay
-// interactive, since user-facing traffic rarely carries job metadata.
+// class, then "has a task id" for batch work. Events no rule matches keep
+// ClassUnknown; ResolveClasses decides what the rest of the timeline says
+// of them.
 var DefaultClassRules = []ClassRule{
 	{Class: ClassBatch, Field: "route", Substr: "batch"},
 	{Class: ClassInteractive, Field: "route", Substr: "interactive"},
@@ -154,7 +155,7 @@ var DefaultClassRules = []ClassRule{
 
 // ApplyClassRules sets Class on every event the log did not already classify
 // (explicit classes from an SDK log's own field are kept). The first matching
-// rule wins; unmatched events become interactive.
+// rule wins; unmatched events stay ClassUnknown.
 func ApplyClassRules(t *Timeline, rules []ClassRule, override bool) {
 	matchers := make([]ruleMatcher, len(rules))
 	for k, r := range rules {
@@ -165,12 +166,72 @@ func ApplyClassRules(t *Timeline, rules []ClassRule, override bool) {
 		if e.Class != ClassUnknown && !override {
 			continue
 		}
-		e.Class = ClassInteractive
+		e.Class = ClassUnknown
 		for k := range matchers {
 			if matchers[k].matches(e) {
 				e.Class = matchers[k].Class
 				break
 			}
 		}
+	}
+}
+
+// ResolveClasses decides the class of the events no rule matched, from what
+// the rest of the timeline shows, and says so in a warning on each source
+// whose events it classed:
+//   - beside batch work that carries task ids or batch routes, an event with
+//     neither is taken as interactive: user-facing callers rarely send job
+//     metadata;
+//   - beside routes named interactive and no batch evidence, the other
+//     routes are taken as batch;
+//   - with no evidence either way the class stays unknown, and the analyses
+//     report no per-class figures rather than a default.
+func ResolveClasses(t *Timeline) {
+	var batch, interactive int64
+	unknown := map[int32]int64{}
+	for i := range t.Events {
+		e := &t.Events[i]
+		if e.Layer == LayerQueue {
+			continue
+		}
+		switch e.Class {
+		case ClassBatch:
+			batch++
+		case ClassInteractive:
+			interactive++
+		default:
+			unknown[e.Source]++
+		}
+	}
+	if len(unknown) == 0 {
+		return
+	}
+	to := ClassUnknown
+	var why string
+	switch {
+	case batch > 0:
+		to = ClassInteractive
+		why = fmt.Sprintf("taken as interactive because they carry no task id or batch route while %d other events do (inferred, not logged; --class settles it)", batch)
+	case interactive > 0:
+		to = ClassBatch
+		why = fmt.Sprintf("taken as batch because their routes are not the interactive ones %d other events use (inferred, not logged; --class settles it)", interactive)
+	}
+	if to != ClassUnknown {
+		for i := range t.Events {
+			if e := &t.Events[i]; e.Class == ClassUnknown && e.Layer != LayerQueue {
+				e.Class = to
+			}
+		}
+	}
+	for src, n := range unknown {
+		if int(src) >= len(t.Sources) {
+			continue
+		}
+		s := &t.Sources[src]
+		if to == ClassUnknown {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("class unknown for %d events: no task id, route or class field tells batch from interactive, so no per-class figures are given; --class batch=route:... settles it", n))
+			continue
+		}
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%d events %s", n, why))
 	}
 }

@@ -162,6 +162,7 @@ func AnalyzeReplay(out *simulate.Output) (*analyze.Result, error) {
 		tl.Append(part)
 	}
 	timeline.ApplyClassRules(tl, timeline.DefaultClassRules, false)
+	timeline.ResolveClasses(tl)
 	tl.Sort()
 	return analyze.Run(tl, analyze.Options{Seed: 1}), nil
 }
