@@ -24,16 +24,28 @@ import (
 // repeat the request and httpx's line, and are skipped so that an attempt
 // is never counted twice.
 //
-// "Retrying request [to <path>] in X seconds" is skipped: it adds no attempt
-// (the retry's own "HTTP Request:" line follows), and X is the SDK's chosen
-// delay, which is the server's retry-after only when the SDK honoured one
-// exactly; storing it as RetryAfter would be a guess. Lines with no time
-// (logging.basicConfig's default "INFO:httpx:...") are skipped with a
-// reason, since an attempt without a time cannot be placed in a wave.
+// "Retrying request [to <path>] in X seconds" follows the failed attempt
+// it retries. When httpx logs the attempts, it adds none (the attempt's own
+// "HTTP Request:" line came before it) and is skipped; a file that has shown
+// no httpx line yet has only these lines, and each is then an attempt event
+// of its own: LayerHTTP, Start = the line's time (when the SDK saw the
+// failure), Route = the path when given, and a retryable error, or the
+// status of the SDK's DEBUG "Retrying due to status code N" line just
+// before it. X is the SDK's chosen delay, which is the server's retry-after
+// only when the SDK honoured one exactly, so RetryAfter stays unknown.
+// Lines with no time (logging.basicConfig's default "INFO:httpx:...") are
+// skipped with a reason, since an attempt without a time cannot be placed
+// in a wave.
 type openaiPythonParser struct {
 	strs     *interner
 	pre      logPrefix
 	outcomes outcomeCache
+	// httpx is set once an httpx line has been read: the attempts are
+	// then its lines, not the SDK's retry lines.
+	httpx bool
+	// retryStatus is the status of the last "Retrying due to status code"
+	// line, for the retry line that follows it.
+	retryStatus int32
 }
 
 func newOpenAIPythonParser(strs *interner) *openaiPythonParser {
@@ -43,8 +55,9 @@ func newOpenAIPythonParser(strs *interner) *openaiPythonParser {
 func (p *openaiPythonParser) format() string { return "openai-python" }
 
 const (
-	skipRetryDelay = "SDK retry delay (the retry's own request line follows)"
-	httpxMarker    = "HTTP Request: "
+	skipRetryDelay  = "SDK retry delay (the retry's own request line follows)"
+	skipRetryStatus = "retry status (kept on the SDK's retry line)"
+	httpxMarker     = "HTTP Request: "
 )
 
 func (p *openaiPythonParser) parse(line []byte, e *timeline.Event) string {
@@ -53,13 +66,27 @@ func (p *openaiPythonParser) parse(line []byte, e *timeline.Event) string {
 	if !ok {
 		switch {
 		case isRetryDelay(rest):
-			return skipRetryDelay
+			if p.httpx {
+				return skipRetryDelay
+			}
+			return p.retryAttempt(rest, ts, hasTime, e)
 		case bytes.Contains(rest, []byte("HTTP Response: ")) || bytes.Contains(rest, []byte("Request options: ")):
 			// The SDK's DEBUG echo of the request and of httpx's line.
 			return skipRequestDetail
 		}
+		if r, ok := cutAfter(rest, "Retrying due to status code "); ok {
+			if p.httpx {
+				// httpx's line of the attempt has the status.
+				return skipRequestDetail
+			}
+			if n, ok := digits(bytes.TrimSpace(r)); ok && n <= 999 {
+				p.retryStatus = int32(n)
+				return skipRetryStatus
+			}
+		}
 		return skipNotRequestLine
 	}
+	p.httpx = true
 	// METHOD URL "HTTP/1.1 429 Too Many Requests"
 	sp := bytes.IndexByte(req, ' ')
 	if sp <= 0 {
@@ -89,6 +116,30 @@ func (p *openaiPythonParser) parse(line []byte, e *timeline.Event) string {
 	e.Status = int32(status)
 	e.Outcome = p.outcomes.classify(e.Status, timeline.NoSym)
 	e.Route = p.strs.sym(pathOnly(url))
+	e.RetryAfter = timeline.NoRetryAfter
+	return ""
+}
+
+// retryAttempt reads "Retrying request [to /path] in X seconds" as the
+// failed attempt it retries.
+func (p *openaiPythonParser) retryAttempt(rest []byte, ts int64, hasTime bool, e *timeline.Event) string {
+	status := p.retryStatus
+	p.retryStatus = 0
+	if !hasTime {
+		return skipNoTimestamp
+	}
+	e.Layer = timeline.LayerHTTP
+	e.Start = ts
+	e.Status = status
+	e.Outcome = timeline.OutcomeRetryable
+	if status != 0 {
+		e.Outcome = p.outcomes.classify(status, timeline.NoSym)
+	}
+	if r, ok := cutAfter(rest, "Retrying request to "); ok {
+		if k := bytes.Index(r, []byte(" in ")); k > 0 {
+			e.Route = p.strs.sym(pathOnly(r[:k]))
+		}
+	}
 	e.RetryAfter = timeline.NoRetryAfter
 	return ""
 }

@@ -83,6 +83,7 @@ var sdkExamples = []struct{ format, file string }{
 	{"botocore", "botocore/legacy-adaptive.log"},
 	{"botocore", "botocore/legacy-429.log"},
 	{"openai-python", "openai-python/retries.log"},
+	{"openai-python", "openai-python/retry-only.log"},
 	{"aws-js-v3", "aws-js-v3/calls.jsonl"},
 }
 
@@ -205,6 +206,11 @@ func TestSDKLines(t *testing.T) {
 				Route: timeline.Intern("/v1/chat/completions")},
 		},
 		{
+			"openai-python", `2025-03-08 01:16:12,361 - openai._base_client - INFO - Retrying request to /chat/completions in 0.383596 seconds`,
+			timeline.Event{Start: ns("2025-03-08T01:16:12.361Z"), Layer: timeline.LayerHTTP,
+				Outcome: timeline.OutcomeRetryable, RetryAfter: timeline.NoRetryAfter, Route: timeline.Intern("/chat/completions")},
+		},
+		{
 			"botocore", `2026-11-30T02:47:31.000Z ERROR app [task-7] An error occurred (ThrottlingException) when calling the InvokeModel operation (reached max retries: 4): Too many requests`,
 			timeline.Event{Start: ns("2026-11-30T02:47:31Z"), End: ns("2026-11-30T02:47:31Z"),
 				Layer: timeline.LayerCall, Outcome: timeline.OutcomeThrottled, Attempts: 5,
@@ -272,14 +278,26 @@ func TestSDKBadLines(t *testing.T) {
 			`2026-08-21 10:15:02,125 - httpx - INFO - HTTP Request: POST https://h/v1 HTTP/1.1 200`,
 			`2026-08-21 10:15:02,125 - httpx - INFO - HTTP Request: POST https://h/v1 "HTTP/1.1 OK 200"`,
 			`2026-08-21 10:15:02,126 - openai._base_client - DEBUG - HTTP Response: POST https://h/v1 "429 Too Many Requests" Headers({})`,
+			`2026-08-21 10:15:02,127 - openai._base_client - INFO - Retrying request to /chat/completions in 0.766632 seconds`,
 		}, "\n"), []timeline.Skip{
-			{Line: 1, Reason: skipRetryDelay},
+			// Line 1 is an attempt: no httpx line has been read yet.
 			{Line: 2, Reason: skipNotRequestLine},
 			{Line: 3, Reason: skipNoTimestamp},
 			{Line: 4, Reason: "HTTP Request line without a method and URL"},
 			{Line: 5, Reason: `HTTP Request line without "HTTP/<version> <status>"`},
 			{Line: 6, Reason: "HTTP Request status is not a number"},
 			{Line: 7, Reason: skipRequestDetail},
+			{Line: 8, Reason: skipRetryDelay},
+		}},
+		{"openai-python", strings.Join([]string{
+			`2025-03-08 01:16:12,300 - openai._base_client - DEBUG - Retrying due to status code 429`,
+			`2025-03-08 01:16:12,361 - openai._base_client - INFO - Retrying request to /chat/completions in 0.383596 seconds`,
+			`INFO:openai._base_client:Retrying request to /chat/completions in 0.404439 seconds`,
+			`2025-03-08 01:16:13,522 - openai._base_client - DEBUG - Retrying due to status code many`,
+		}, "\n"), []timeline.Skip{
+			{Line: 1, Reason: skipRetryStatus},
+			{Line: 3, Reason: skipNoTimestamp},
+			{Line: 4, Reason: skipNotRequestLine},
 		}},
 		{"botocore", strings.Join([]string{
 			`2026-11-30T02:47:25.584Z DEBUG botocore.endpoint [MainThread] Setting bedrock-runtime timeout as (10, 120)`,
