@@ -275,34 +275,77 @@ func interactiveImpact(j *joins, spans []waveSpan) *InteractiveImpact {
 	}
 	im.Correlation = pearson(batch, throttles)
 
-	base := im.Before.ThrottleRate
-	if im.Before.Attempts == 0 {
-		base = 0
-	}
-	im.Degraded = im.InWaves.Attempts > 0 && im.InWaves.ThrottleRate > base+recoveryTolerance
-	im.RecoveredAfter, im.Recovered = recovery(tl, inter, last, t1, base+recoveryTolerance)
+	// A limiter that keeps a debt, or a window a wave emptied, starves
+	// interactive requests after the wave's batch load has fallen back, so
+	// the gaps between waves and the time after the last one count as much
+	// as the waves themselves.
+	limit := im.limit()
+	im.Degraded = degradedSpan(im.InWaves, limit) || degradedSpan(im.Between, limit) || degradedSpan(im.After, limit)
+	im.RecoveredAfter, im.Recovered = recovery(tl, inter, last, t1, limit)
 	return im
 }
 
+// limit is the highest interactive throttle rate that still counts as
+// undegraded: the rate before the first wave plus the tolerance, so that
+// an endpoint that always throttled a little is not blamed on the waves.
+func (im *InteractiveImpact) limit() float64 {
+	if im.Before.Attempts == 0 {
+		return recoveryTolerance
+	}
+	return im.Before.ThrottleRate + recoveryTolerance
+}
+
+// degradedSpan says whether a span's interactive throttle rate rose above
+// limit; a span without interactive attempts shows nothing either way.
+func degradedSpan(s ImpactSpan, limit float64) bool {
+	return s.Attempts > 0 && s.ThrottleRate > limit
+}
+
 // recovery slides a recoveryWindow-second window forward one second at a
-// time from end; the first window holding interactive attempts throttled at
-// no more than limit marks the recovery.
+// time from end, the time the batch load fell back after the last wave, to
+// the end of the log. The interactive class recovered at the first window
+// holding interactive attempts throttled at no more than limit after the
+// last window throttled above it: a clean window followed by more
+// throttling is a lull, and calling it the recovery would cut the
+// degradation short. Windows without interactive attempts show nothing,
+// and no window starts later than one whose last second holds the log's
+// last attempt: a window the log's end cuts short holds a handful of
+// attempts, whose rate says nothing about whether the endpoint recovered.
 func recovery(tl *timeline.Timeline, inter []int32, end, logEnd int64, limit float64) (float64, bool) {
 	step, width := int64(1e9), int64(recoveryWindow*1e9)
-	for t := end; t <= logEnd; t += step {
-		var n, thr int
-		lo := sort.Search(len(inter), func(k int) bool { return tl.Events[inter[k]].Start >= t })
-		for k := lo; k < len(inter) && tl.Events[inter[k]].Start < t+width; k++ {
-			n++
-			if tl.Events[inter[k]].Outcome == timeline.OutcomeThrottled {
+	lastStart := max(end, logEnd-width+step)
+	start := func(k int) int64 { return tl.Events[inter[k]].Start }
+	throttled := func(k int) bool { return tl.Events[inter[k]].Outcome == timeline.OutcomeThrottled }
+	// The window [t, t+width) holds inter[lo:hi], thr of them throttled;
+	// both ends only move forward, so the scan is linear in the attempts
+	// and the seconds.
+	lo := sort.Search(len(inter), func(k int) bool { return start(k) >= end })
+	hi, thr := lo, 0
+	recoveredAt := int64(-1)
+	for t := end; t <= lastStart; t += step {
+		for ; hi < len(inter) && start(hi) < t+width; hi++ {
+			if throttled(hi) {
 				thr++
 			}
 		}
-		if n > 0 && float64(thr)/float64(n) <= limit {
-			return seconds(t - end), true
+		for ; lo < hi && start(lo) < t; lo++ {
+			if throttled(lo) {
+				thr--
+			}
+		}
+		n := hi - lo
+		switch {
+		case n == 0:
+		case float64(thr)/float64(n) > limit:
+			recoveredAt = -1
+		case recoveredAt < 0:
+			recoveredAt = t
 		}
 	}
-	return seconds(max(0, logEnd-end)), false
+	if recoveredAt < 0 {
+		return seconds(max(0, logEnd-end)), false
+	}
+	return seconds(recoveredAt - end), true
 }
 
 // pearson is the correlation of x and y, 0 when either is constant (where
@@ -408,6 +451,11 @@ func interactiveFinding(w *Waves) string {
 		s += fmt.Sprintf(" (%s before the first)", pct(im.Before.ThrottleRate))
 	}
 	s += fmt.Sprintf("; they found the bucket empty for %s %s", count(im.EmptySeconds), plural(im.EmptySeconds, "second", "seconds"))
+	if im.Degraded && degradedSpan(im.Between, im.limit()) {
+		// The between-waves span starts once a wave's last batch attempt
+		// has been answered: throttling there outlasts the load.
+		s += "; they stayed degraded between waves, after the batch load had fallen back"
+	}
 	switch {
 	case !im.Degraded:
 		s += "; the waves did not degrade them"

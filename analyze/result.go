@@ -315,6 +315,8 @@ type DelayStats struct {
 	// P10 is the lower tenth: a fixed delay that a client runs late keeps
 	// it close to P50.
 	P10 float64 `json:"p10_s"`
+	// P90 is the upper tenth.
+	P90 float64 `json:"p90_s"`
 	Min float64 `json:"min_s"`
 	Max float64 `json:"max_s"`
 	// Fixed is true when the spread is too small to be jitter.
@@ -397,14 +399,17 @@ type InteractiveImpact struct {
 	// attempt in which every interactive attempt was throttled: seconds
 	// when interactive requests found the bucket empty.
 	EmptySeconds int64 `json:"empty_seconds"`
-	// Degraded is true when the interactive throttle rate inside waves rose
-	// above the rate before them by more than the tolerance.
+	// Degraded is true when the interactive throttle rate inside waves,
+	// between them or after the last one rose above the rate before them
+	// by more than the tolerance: a limiter that keeps a debt starves
+	// interactive requests after a wave's batch load has fallen back.
 	Degraded bool `json:"degraded"`
-	// RecoveredAfter is the time from the end of the last wave until the
-	// interactive throttle rate over a sliding 10 s window fell back to
-	// the pre-wave rate + 5 points; 0 when it already had. Recovered is
-	// false when it never did before the log ended (RecoveredAfter then
-	// runs to the end of the log).
+	// RecoveredAfter is the time from the end of the last wave, when the
+	// batch load fell back, until the interactive throttle rate over a
+	// sliding 10 s window fell back to the pre-wave rate + 5 points for
+	// good (a clean window followed by more throttling is a lull); 0 when
+	// it already had. Recovered is false when it was still above at the end
+	// of the log (RecoveredAfter then runs to the end of the log).
 	RecoveredAfter float64 `json:"recovered_after_s"`
 	Recovered      bool    `json:"recovered"`
 	// Correlation is Pearson's r between batch attempts per second and

@@ -1046,6 +1046,7 @@ func (d *delaySample) stats() DelayStats {
 	ds.Mean, ds.Sigma = meanSigma(sorted)
 	ds.P50 = percentileSorted(sorted, 0.5)
 	ds.P10 = percentileSorted(sorted, 0.1)
+	ds.P90 = percentileSorted(sorted, 0.9)
 	ds.Min, ds.Max = sorted[0], sorted[len(sorted)-1]
 	coarse := d.coarse || d.whole
 	ds.Fixed = isFixed(ds, coarse)
@@ -1064,14 +1065,15 @@ func isFixed(ds DelayStats, coarse bool) bool {
 	if coarse {
 		return ds.Mean >= 4 && ds.Sigma <= math.Max(0.02*ds.Mean, 0.55)
 	}
-	return ds.Sigma <= math.Max(0.02*ds.Mean, 0.002) || tightFloor(ds.P10, ds.P50)
+	return ds.Sigma <= math.Max(0.02*ds.Mean, 0.002) || (tightFloor(ds.P10, ds.P50) && ds.P90-ds.P50 <= 0.15*ds.P50)
 }
 
 // tightFloor: a client that waits a fixed delay is only ever late, by how
 // long its event loop or scheduler takes to run the retry, so its gaps pile
-// up on the delay and trail off above it. Jitter spreads them below the
-// median as much as above. The floor, the lower tenth against the median,
-// tells the two apart where the spread does not.
+// up on the delay and trail off a little above it. Jitter spreads them below
+// the median as much as above. The floor, the lower tenth against the
+// median, tells the two apart where the spread does not; the upper tenth
+// must stay near too, or two fixed delays mixed would pass.
 func tightFloor(p10, p50 float64) bool {
 	return p50 > 0 && p50-p10 <= math.Max(0.01*p50, 0.005)
 }
