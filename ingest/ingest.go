@@ -538,6 +538,7 @@ type sniffer func(sample []sampledLine, opt Options, strs *interner) (lineParser
 // before sniffJSONL, which takes any file of JSON objects; text formats
 // with a fixed shape may go anywhere after it.
 var sniffers = slices.Concat([]sniffer{sniffHAR, sniffOTLP, sniffAWSJS, sniffEnvoyJSON}, accessFormatSniffers, []sniffer{
+	sniffPrettyJSON,
 	sniffJSONL,
 	sniffOpenAINode,
 	sniffBotocore,
@@ -658,7 +659,12 @@ func init() {
 			fields = append(slices.Clone(loadTestFields), "request", "client")
 		}
 		formats = append(formats, formatEntry{FormatInfo{Name: f.name, Aliases: f.aliases, Detect: f.detect, Fields: fields},
-			func(_ []sampledLine, _ bool, _ Options, strs *interner) (lineParser, error) {
+			func(_ []sampledLine, _ bool, opt Options, strs *interner) (lineParser, error) {
+				// "apigateway-json:pretty", as detection names records
+				// copied pretty-printed out of a log viewer.
+				if strings.EqualFold(strings.TrimSpace(opt.LogFormat), "pretty") {
+					return newPrettyJSONParser(f.newParser(strs)), nil
+				}
 				return f.newParser(strs), nil
 			}})
 	}

@@ -44,6 +44,8 @@ func TestRealWorldLikeLogs(t *testing.T) {
 		{"caddy-compose.log", "caddy", 2, 2, 1, ""},
 		{"nginx-kubectl.log", "nginx:main", 2, 2, 1, ""},
 		{"nginx-syslog.log", "nginx:combined", 2, 2, 1, ""},
+		// API Gateway JSON as copied from the CloudWatch console.
+		{"apigateway-console.json", "apigateway-json:pretty", 23, 2, 1, ""},
 		// [$time_iso8601] in place of [$time_local].
 		{"nginx-iso8601.log", "nginx:main", 2, 2, 1, ""},
 	}
