@@ -190,12 +190,23 @@ func (p *awsJSParser) count(b []byte, i int, key string, max int64, dst *int64) 
 // sniffAWSJS claims a sample where a JSON line has both clientName and
 // commandName: middleware-logger's keys. It must run before the generic
 // JSONL sniffer, which would claim the same lines.
+//
+// Records Node printed with util.inspect (`logger: console`) are claimed too,
+// by a parser that says they have no time.
 func sniffAWSJS(sample []sampledLine, _ Options, strs *interner) (lineParser, string) {
+	inspect := 0
 	for _, l := range sample {
 		t := bytes.TrimLeft(l.text, " \t")
 		if len(t) > 0 && t[0] == '{' && bytes.Contains(t, []byte(`"clientName"`)) && bytes.Contains(t, []byte(`"commandName"`)) {
 			return newAWSJSParser(strs), ""
 		}
+		if isInspectRecord(l.text) {
+			// Both keys, on one line or on two.
+			inspect += bytes.Count(l.text, []byte("Name: '"))
+		}
+	}
+	if inspect >= 2 {
+		return awsJSConsoleParser{}, ""
 	}
 	return nil, `aws-js-v3 (no JSON line with "clientName" and "commandName")`
 }

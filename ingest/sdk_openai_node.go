@@ -69,6 +69,9 @@ const (
 	skipRequestDetail  = "request or response detail"
 	skipRetryAfterKept = "response headers (their retry-after is kept on the attempt)"
 	skipNoTimestamp    = "no timestamp at the start of the line"
+	// The SDK's default logger is console, which stamps nothing.
+	skipNodeNoTimestamp = "openai-node log lines have no timestamps (the SDK's default console logger writes none); " +
+		"pass a logger that stamps each line (the client's logger option: pino, winston)"
 )
 
 // nodeLogGroup finds the "[log_xxxxxx...]" group: its start in b, its
@@ -162,7 +165,7 @@ func (p *openaiNodeParser) parse(line []byte, e *timeline.Event) string {
 		e.Route = p.strs.sym(pathOnly(url))
 	}
 	if !hasTime {
-		return skipNoTimestamp
+		return skipNodeNoTimestamp
 	}
 
 	// The group: "log_x[, retryOf: log_y][, x-request-id: \"...\"]".
@@ -299,13 +302,15 @@ func isNodeDetail(msg []byte) bool {
 
 // sniffOpenAINode claims a sample with at least one "[log_xxxxxx]" request
 // line of a Stainless TypeScript SDK.
+//
+// The SDK's default logger (console) writes the same lines with no time;
+// they are claimed too, so that the report says what they lack.
 func sniffOpenAINode(sample []sampledLine, _ Options, strs *interner) (lineParser, string) {
 	p := newOpenAINodeParser(strs)
 	for _, l := range sample {
-		if _, rest, ok := p.pre.split(l.text); ok {
-			if _, _, msg, ok := nodeLogGroup(rest); ok && isNodeMessage(msg) {
-				return p, ""
-			}
+		_, rest, hasTime := p.pre.split(l.text)
+		if at, _, msg, ok := nodeLogGroup(rest); ok && isNodeMessage(msg) && (hasTime || at == 0) {
+			return p, ""
 		}
 	}
 	return nil, `openai-node (no timestamped "[log_…]" request line)`
