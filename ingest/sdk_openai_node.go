@@ -192,8 +192,9 @@ func (p *openaiNodeParser) parse(line []byte, e *timeline.Event) string {
 			id = item
 		case bytes.HasPrefix(item, []byte("retryOf: ")):
 			first = item[len("retryOf: "):]
-		case bytes.HasPrefix(item, []byte("x-request-id: ")):
-			v := item[len("x-request-id: "):]
+		case bytes.HasPrefix(item, []byte("x-request-id: ")) || bytes.HasPrefix(item, []byte("request-id: ")):
+			// Anthropic's SDK names its header request-id.
+			_, v, _ := bytes.Cut(item, []byte(": "))
 			if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
 				v = v[1 : len(v)-1]
 			}

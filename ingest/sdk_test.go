@@ -203,6 +203,14 @@ func TestSDKLines(t *testing.T) {
 				Route: timeline.Intern("/v1/chat/completions"), CallID: timeline.Intern("log_5a1f2e"), RequestID: timeline.Intern("req_7c03")},
 		},
 		{
+			// @anthropic-ai/sdk names its request id header request-id.
+			"openai-node", `2026-12-01T11:25:34.886Z INFO [batch] [log_8a18c8, request-id: "req_011C"] post http://127.0.0.1:18080/v1/messages failed with status 429 in 204ms - retrying, 2 attempts remaining`,
+			timeline.Event{Start: ns("2026-12-01T11:25:34.682Z"), End: ns("2026-12-01T11:25:34.886Z"),
+				Layer: timeline.LayerHTTP, Outcome: timeline.OutcomeThrottled, Class: timeline.ClassBatch,
+				Status: 429, Attempt: 1, MaxAttempts: 3, RetryAfter: timeline.NoRetryAfter,
+				Route: timeline.Intern("/v1/messages"), CallID: timeline.Intern("log_8a18c8"), RequestID: timeline.Intern("req_011C")},
+		},
+		{
 			"openai-node", `Nov 30 02:47:36 host node[1]: [log_e4e4f0] connection timed out - retrying, 1 attempts remaining`,
 			timeline.Event{Start: ns("2026-11-30T02:47:36Z"), Layer: timeline.LayerHTTP,
 				Outcome: timeline.OutcomeRetryable, Attempt: 1, MaxAttempts: 2, RetryAfter: timeline.NoRetryAfter,
