@@ -41,6 +41,12 @@ type Config struct {
 	// FileFormats forces the format of single files, by path as given in
 	// Inputs (or as found in a directory); it wins over Format.
 	FileFormats map[string]string
+	// Layer is the layer of JSON-lines records that do not name theirs,
+	// "attempt" or "call", for every file; FileLayers sets it for single
+	// files, by path as in FileFormats, and wins over Layer. Unset, an
+	// access log in JSON is read as attempts and anything else as calls.
+	Layer      string
+	FileLayers map[string]string
 	// LogFormat is a log format definition (nginx log_format, Apache
 	// LogFormat or Envoy format string) or the name of a built-in one.
 	LogFormat string
@@ -212,6 +218,11 @@ func Ingest(ctx context.Context, cfg Config) (*timeline.Timeline, error) {
 			return nil, fmt.Errorf("format given for %s, which is not among the inputs", path)
 		}
 	}
+	for path := range cfg.FileLayers {
+		if !slices.Contains(files, path) {
+			return nil, fmt.Errorf("layer given for %s, which is not among the inputs", path)
+		}
+	}
 	opt, err := ingestOptions(cfg)
 	if err != nil {
 		return nil, err
@@ -249,6 +260,9 @@ func Ingest(ctx context.Context, cfg Config) (*timeline.Timeline, error) {
 			fileOpt := opt
 			if name, ok := cfg.FileFormats[f]; ok {
 				fileOpt.Format = name
+			}
+			if layer, ok := cfg.FileLayers[f]; ok {
+				fileOpt.Layer = layer
 			}
 			var r fileResult
 			if progress == nil {
@@ -359,7 +373,7 @@ func ingestOptions(cfg Config) (ingest.Options, error) {
 	if err != nil {
 		return ingest.Options{}, err
 	}
-	return ingest.Options{Format: cfg.Format, LogFormat: cfg.LogFormat, Fields: fields}, nil
+	return ingest.Options{Format: cfg.Format, LogFormat: cfg.LogFormat, Fields: fields, Layer: cfg.Layer}, nil
 }
 
 // classRules returns the user's rules, which override classes the logs set

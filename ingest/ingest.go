@@ -36,6 +36,11 @@ type Options struct {
 	// Fields maps timeline field names to JSON keys for JSONL input, e.g.
 	// {"start": "start_time"}; see ParseFieldMapping.
 	Fields map[string]string
+	// Layer is, for JSONL input, the layer of records that do not name
+	// theirs: "attempt" or "call". "" reads them as calls, unless the
+	// file looks like an access log in JSON (a status, the request and a
+	// time, no call fields), whose records are attempts.
+	Layer string
 	// Progress, when set, is told how many more bytes of the input (as
 	// stored: compressed bytes for compressed files) and lines have been
 	// read since its last call. It is called about once per
@@ -706,8 +711,8 @@ func chooseFamily(sample []sampledLine, family string, strs *interner) (linePars
 	return p, nil
 }
 
-func openJSONL(_ []sampledLine, _ bool, opt Options, strs *interner) (lineParser, error) {
-	return newJSONLParser(opt.Fields, strs)
+func openJSONL(sample []sampledLine, _ bool, opt Options, strs *interner) (lineParser, error) {
+	return newJSONLParserFor(sample, opt, strs)
 }
 
 func openApache(sample []sampledLine, whole bool, opt Options, strs *interner) (lineParser, error) {
@@ -750,7 +755,7 @@ func sniffJSONL(sample []sampledLine, opt Options, strs *interner) (lineParser, 
 	if objects*2 < len(sample) {
 		return nil, fmt.Sprintf("jsonl (%d of %d lines start with '{')", objects, len(sample))
 	}
-	p, err := newJSONLParser(opt.Fields, strs)
+	p, err := newJSONLParserFor(sample, opt, strs)
 	if err != nil {
 		return nil, "jsonl (" + err.Error() + ")"
 	}

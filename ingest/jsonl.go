@@ -168,6 +168,9 @@ type jsonlParser struct {
 	recent [numJSONFields]recentValue
 	// startKeys is the list of start keys, for the "no start time" message.
 	startKeys string
+	// layer is the records' layer when they do not say (zero: call).
+	layer timeline.Layer
+	notes []string
 }
 
 func newJSONLParser(mapping map[string]string, strs *interner) (*jsonlParser, error) {
@@ -282,6 +285,9 @@ func (p *jsonlParser) fill(e *timeline.Event) string {
 	}
 
 	e.Layer = timeline.LayerCall
+	if p.layer != timeline.LayerUnknown {
+		e.Layer = p.layer
+	}
 	if v, _ := p.first(jfLayer); v != nil && v.kind == jsonString {
 		if l := timeline.ParseLayer(p.strs.bytes(v.b)); l != timeline.LayerUnknown {
 			e.Layer = l

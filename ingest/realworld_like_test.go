@@ -76,3 +76,44 @@ func TestRealWorldLikeLogs(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONLLayer pins the layer of JSON-lines records that do not name
+// theirs: an access log in JSON is read as attempts (with a note), a call
+// log as calls, and Options.Layer overrides both.
+func TestJSONLLayer(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "ingest")
+	tests := []struct {
+		file, layer string
+		want        timeline.Layer
+		note        bool
+		err         string
+	}{
+		{"realworld-like/nginx-json-access.jsonl", "", timeline.LayerHTTP, true, ""},
+		{"realworld-like/nginx-json-access.jsonl", "call", timeline.LayerCall, false, ""},
+		{"realworld-like/sdk-calls.jsonl", "", timeline.LayerCall, false, ""},
+		{"realworld-like/sdk-calls.jsonl", "attempt", timeline.LayerHTTP, false, ""},
+		{"realworld-like/sdk-calls.jsonl", "task", 0, false, `layer "task": want attempt or call`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file+"/"+tt.layer, func(t *testing.T) {
+			tl, err := ReadFile(filepath.Join(dir, tt.file), Options{Layer: tt.layer})
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range tl.Events {
+				if e.Layer != tt.want {
+					t.Fatalf("line %d: layer %v, want %v", e.Line, e.Layer, tt.want)
+				}
+			}
+			if got := len(tl.Sources[0].Warnings) > 0; got != tt.note {
+				t.Errorf("warnings %q, want a note: %v", tl.Sources[0].Warnings, tt.note)
+			}
+		})
+	}
+}

@@ -93,6 +93,7 @@ func buildVersion() string {
 type inputFlags struct {
 	formats    []string
 	logFormat  string
+	layers     []string
 	fields     []string
 	classRules []string
 	// limits are here because every command that reads logs takes them.
@@ -103,6 +104,7 @@ func (f *inputFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.formats, "input-format", nil, "input format NAME for every file, or FILE=NAME for one file (repeatable; see 'stampede formats'); default: detected")
 	fl.StringVar(&f.logFormat, "log-format", "", "log format definition, verbatim (nginx log_format, Apache LogFormat or Envoy format string), or a built-in name (combined, main, retry, stampede); default: detected")
+	fl.StringArrayVar(&f.layers, "layer", nil, "layer of JSON-lines records that do not name theirs: attempt or call for every file, or FILE=attempt|call for one (repeatable); default: attempt for an access log in JSON, else call")
 	fl.StringArrayVar(&f.fields, "field", nil, "JSON-lines field mapping FIELD=KEY, e.g. start=start_time (repeatable)")
 	fl.StringArrayVar(&f.classRules, "class", nil, "traffic class rule CLASS=FIELD:SUBSTRING, e.g. batch=route:/batch/ (repeatable; first match wins)")
 	f.limits.register(cmd)
@@ -125,6 +127,16 @@ func (f *inputFlags) config(args []string) stampede.Config {
 			cfg.FileFormats[file] = name
 		} else {
 			cfg.Format = spec
+		}
+	}
+	for _, spec := range f.layers {
+		if file, layer, ok := strings.Cut(spec, "="); ok {
+			if cfg.FileLayers == nil {
+				cfg.FileLayers = map[string]string{}
+			}
+			cfg.FileLayers[file] = layer
+		} else {
+			cfg.Layer = spec
 		}
 	}
 	return cfg
