@@ -10,29 +10,34 @@ import (
 // response's headers (retry-after among them) on a debug line just after
 // the attempt's outcome line, and botocore names the error of a call's last
 // attempt only in the application's final ClientError. Such a parser is an
-// amender: read gives it the file's events so far, and it reaches back to
-// the event a given line emitted.
+// amender: read gives it the file's timeline so far, and it reaches back to
+// the event a given line emitted, or warns when it had to assume what the
+// log does not say.
 
 // amender is a lineParser whose lines may complete an event that an earlier
-// line of the same file emitted.
+// line of the same file emitted, or that adds a warning to the file's Source
+// while reading.
 type amender interface {
-	// bindEvents hands the parser the slice read appends this file's events
-	// to; the parser may change the events in it, never the slice.
-	bindEvents(events *[]timeline.Event)
+	// bindTimeline hands the parser the timeline read appends this file's
+	// events to, its Source first; the parser may change the events in
+	// it and the Source's Warnings, never the slice.
+	bindTimeline(t *timeline.Timeline)
 }
 
 // earlier reaches the events an earlier line emitted. The zero value
 // reaches none, as when a sniffer parses sample lines.
 type earlier struct {
-	events *[]timeline.Event
+	t *timeline.Timeline
+	// warned are the warnings given, each once.
+	warned map[string]bool
 }
 
-func (a *earlier) bindEvents(events *[]timeline.Event) { a.events = events }
+func (a *earlier) bindTimeline(t *timeline.Timeline) { a.t = t }
 
-// bindAmender binds p to the events of t when p is an amender.
+// bindAmender binds p to t when p is an amender.
 func bindAmender(p lineParser, t *timeline.Timeline) {
 	if a, ok := p.(amender); ok {
-		a.bindEvents(&t.Events)
+		a.bindTimeline(t)
 	}
 }
 
@@ -40,13 +45,25 @@ func bindAmender(p lineParser, t *timeline.Timeline) {
 // line order, so the search is binary; the slot of the line being parsed
 // sits at the end and has a later line.
 func (a *earlier) at(line int64) *timeline.Event {
-	if a.events == nil || line <= 0 {
+	if a.t == nil || line <= 0 {
 		return nil
 	}
-	ev := *a.events
+	ev := a.t.Events
 	i := sort.Search(len(ev), func(i int) bool { return ev[i].Line >= line })
 	if i < len(ev) && ev[i].Line == line {
 		return &ev[i]
 	}
 	return nil
+}
+
+// warn adds w to the file's Source warnings, once.
+func (a *earlier) warn(w string) {
+	if a.t == nil || len(a.t.Sources) == 0 || a.warned[w] {
+		return
+	}
+	if a.warned == nil {
+		a.warned = map[string]bool{}
+	}
+	a.warned[w] = true
+	a.t.Sources[0].Warnings = append(a.t.Sources[0].Warnings, w)
 }

@@ -138,7 +138,12 @@ const (
 	skipRepeatDecision = "repeats the attempt's retry decision"
 	skipMaxAttemptNote = "attempt limit note (kept on the next decision)"
 	skipThrottleNote   = "throttle note (kept on the attempt's event)"
-	skipStatusNote     = "response status (kept on the next decision)"
+
+	warnBotoAssumedThrottle = "botocore logs no status here: its retryable responses are counted as throttled, " +
+		"though a 5xx or a timeout reads the same; urllib3's DEBUG lines (logger urllib3) would show each status"
+	warnBotoLimitUnknown = "botocore's last attempts at the attempt limit are a success or a failure that the log " +
+		"does not tell apart (standard mode logs the limit either way); they are counted as unknown unless a ClientError follows"
+	skipStatusNote = "response status (kept on the next decision)"
 )
 
 // botoMessage is a recognised botocore message.
@@ -371,8 +376,10 @@ func (p *botocoreParser) parse(line []byte, e *timeline.Event) string {
 		}
 	case retryable:
 		e.Outcome = timeline.OutcomeThrottled
+		p.warn(warnBotoAssumedThrottle)
 	case c.maxNoted:
 		e.Outcome = timeline.OutcomeUnknown
+		p.warn(warnBotoLimitUnknown)
 	default:
 		e.Outcome = timeline.OutcomeOK
 	}

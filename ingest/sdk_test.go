@@ -515,6 +515,9 @@ func TestBotocoreTrace(t *testing.T) {
 		ok+unknown < truth.HTTP.ByStatus["200"] || thr+unknown < truth.HTTP.ByStatus["429"] || unknown > 40 {
 		t.Errorf("outcomes %v, want %d ok and %d throttled, up to 40 unknown", outcomes, truth.HTTP.ByStatus["200"], truth.HTTP.ByStatus["429"])
 	}
+	if w := s.Warnings; fmt.Sprint(w) != fmt.Sprint([]string{warnBotoAssumedThrottle, warnBotoLimitUnknown}) {
+		t.Errorf("warnings %q, want the assumed throttles and the unknown last attempts", w)
+	}
 }
 
 // TestOpenAINodeTrace reads the whole real openai-node trace.
