@@ -37,7 +37,8 @@ const maxDocumentBytes = 1 << 30
 //	RetryAfter   response header retry-after-ms, else retry-after
 //	RequestID    response header x-request-id, request-id or x-amzn-requestid
 //	ErrorCode    response header x-amzn-errortype, up to its ':'; for
-//	             status 0, response._error (Chrome's reason)
+//	             status 0, response._error (Chrome's reason), else
+//	             "no_response": a retryable error, as a failed connection
 //
 // Accounting: the lines an entry's JSON text spans (from its '{' to its
 // '}') are parsed when the entry is usable and skipped, each with the
@@ -47,6 +48,10 @@ const maxDocumentBytes = 1 << 30
 // creator, pages) counts as parsed. Damage that hides where an entry ends
 // skips every line from that entry's start to the end of the file.
 // Damage outside the entries is an error naming the line.
+// harNoResponse is the error code of an entry that got no response and
+// says no reason.
+const harNoResponse = "no_response"
+
 type harParser struct {
 	w        jsonWalk
 	strs     *interner
@@ -300,8 +305,15 @@ func (p *harParser) readEntry(doc []byte, v int, line int64) string {
 	if x.errorType != nil {
 		code, _, _ := bytes.Cut(x.errorType, []byte{':'})
 		e.ErrorCode = p.strs.sym(code)
-	} else if x.failure != nil && e.Status == 0 {
-		e.ErrorCode = p.strs.sym(x.failure)
+	} else if e.Status == 0 {
+		// No response: the connection failed, was refused or was cut
+		// (mitmproxy writes such flows with status 0 and no reason), an
+		// error like a timeout rather than an attempt of no outcome.
+		if x.failure != nil {
+			e.ErrorCode = p.strs.sym(x.failure)
+		} else {
+			e.ErrorCode = p.strs.sym([]byte(harNoResponse))
+		}
 	}
 	e.Outcome = p.outcomes.classify(e.Status, e.ErrorCode)
 	if x.url != nil {

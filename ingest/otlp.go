@@ -144,10 +144,14 @@ func (p *otlpParser) parseMulti(line []byte, emit func() *timeline.Event) string
 		return reason
 	}
 	if p.emitted == 0 {
-		return "no HTTP client span (kind 3 with a status code)"
+		return noClientSpan
 	}
 	return ""
 }
+
+// noClientSpan is why a well-formed request yields nothing: only client
+// spans of HTTP calls are attempts.
+const noClientSpan = "no HTTP client span (kind 3 with a status code)"
 
 // resourceSpans walks one resourceSpans element. Its resource may follow
 // its spans in the text, so the spans are walked after the whole element.
@@ -440,6 +444,10 @@ func (d otlpDocument) parseDocument(doc []byte, s *timeline.Source, emit func(li
 	doc = bytes.TrimPrefix(doc, utf8BOM)
 	lines := lineIndex{doc: doc, line: 1}
 	reason := d.parseMulti(doc, func() *timeline.Event { return emit(lines.at(d.spanAt)) })
+	if reason == noClientSpan {
+		// The document is fine; it just records no HTTP attempt.
+		return fmt.Errorf("1: an OTLP/JSON document with %s, so it holds no HTTP attempt to read", reason)
+	}
 	if reason != "" {
 		return fmt.Errorf("%d: not an OTLP/JSON document: %s", lines.at(min(errOffset(reason, 0), len(doc))), reason)
 	}

@@ -195,6 +195,9 @@ func TestOTLPDocumentErrors(t *testing.T) {
 	tests := []struct{ doc, want string }{
 		{"{\n  \"resourceSpans\": [\n    {\"scopeSpans\": 3}\n  ]\n}\n", `r.json:3: not an OTLP/JSON document: invalid JSON at byte 43: expected an array`},
 		{"{\n  \"resourceSpans\": [\n    {\"scopeSpans\": [}\n  ]\n}\n", `r.json:4: not an OTLP/JSON document: invalid JSON at byte 48: expected ',' or '}'`},
+		// Well formed, as the OpenTelemetry proto repository's example:
+		// only a server span, so nothing to read, but no fault either.
+		{"{\n  \"resourceSpans\": [\n    {\"scopeSpans\": [{\"spans\": [{\"kind\": 2}]}]}\n  ]\n}\n", `r.json:1: an OTLP/JSON document with no HTTP client span (kind 3 with a status code), so it holds no HTTP attempt to read`},
 	}
 	for _, tt := range tests {
 		_, err := Read(strings.NewReader(tt.doc), "r.json", Options{})
@@ -276,4 +279,25 @@ func TestEnvoyJSONRetryCount(t *testing.T) {
 		t.Errorf("attempts %v, want [3 0 5]", attempts)
 	}
 	checkSkips(t, tl, 4, []timeline.Skip{{Line: 3, Reason: `bad x_stainless_retry_count "two": want a whole number`}})
+}
+
+// TestHARNoResponse pins the outcome of entries that got no response
+// (status 0): a retryable error under the browser's reason or, with none,
+// "no_response", so that every attempt falls in an outcome.
+func TestHARNoResponse(t *testing.T) {
+	tests := []struct {
+		entry, code string
+	}{
+		{`{"startedDateTime":"2026-11-30T02:47:30Z","time":5,"response":{"status":0}}`, "no_response"},
+		{`{"startedDateTime":"2026-11-30T02:47:30Z","time":5,"response":{"status":0,"_error":"net::ERR_CONNECTION_RESET"}}`, "net::ERR_CONNECTION_RESET"},
+	}
+	for _, tt := range tests {
+		tl, err := Read(strings.NewReader(harDoc(tt.entry)), "x.har", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tl.Events) != 1 || tl.Events[0].Outcome != timeline.OutcomeRetryable || tl.Events[0].ErrorCode.String() != tt.code {
+			t.Errorf("%s: events %+v, want one retryable error %s", tt.entry, tl.Events, tt.code)
+		}
+	}
 }
