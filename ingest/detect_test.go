@@ -54,6 +54,7 @@ func TestDetectEveryExample(t *testing.T) {
 		"realworld-like/traefik-clf-damaged.log":   "traefik-clf",
 		"sdk/aws-js-v3/calls.jsonl":                "aws-js-v3",
 		"sdk/aws-js-v3/console.txt":                "aws-js-v3:console",
+		"sdk/aws-js-v3/prefixed.log":               "aws-js-v3",
 		"sdk/botocore/legacy-adaptive.log":         "botocore",
 		"sdk/botocore/legacy-429.log":              "botocore",
 		"sdk/botocore/standard.log":                "botocore",

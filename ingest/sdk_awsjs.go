@@ -23,8 +23,16 @@ import (
 // time ("time", "timestamp", "@timestamp" or "ts"; epoch or RFC 3339) is
 // Start and End is unknown. totalRetryDelay has no Event field and is not
 // kept. A record with an error is a failure whatever its status.
+//
+// A logger that prints its own prefix before the object ("<time> <LEVEL>
+// [batch] {...}", as a custom logger object passed to the client does) is
+// read too: the prefix's time is Start when the record has none, and a
+// bracket group just before the object that names a traffic class sets
+// Class. The middleware logs no response headers, so RetryAfter stays
+// unknown.
 type awsJSParser struct {
 	strs     *interner
+	pre      logPrefix
 	outcomes outcomeCache
 	// dec decodes strings with the JSONL scanner's escape handling.
 	dec jsonlParser
@@ -38,7 +46,7 @@ type awsJSParser struct {
 }
 
 func newAWSJSParser(strs *interner) *awsJSParser {
-	return &awsJSParser{strs: strs, outcomes: outcomeCache{}}
+	return &awsJSParser{strs: strs, pre: newLogPrefix(), outcomes: outcomeCache{}}
 }
 
 func (p *awsJSParser) format() string { return "aws-js-v3" }
@@ -51,8 +59,15 @@ func (p *awsJSParser) parse(line []byte, e *timeline.Event) string {
 	p.client, p.command, p.code, p.reqID = nil, nil, nil, nil
 	p.hasError, p.hasMetadata, p.badValue = false, false, ""
 	i := skipSpace(line, 0)
+	var prefixTime int64
+	var label []byte
 	if i >= len(line) || line[i] != '{' {
-		return "not a JSON object"
+		ts, rest, ok := p.pre.split(line)
+		k := bytes.IndexByte(rest, '{')
+		if !ok || k < 0 {
+			return "not a JSON object"
+		}
+		prefixTime, label, line, i = ts, bracketBefore(rest, k), rest, k
 	}
 	j, reason := p.object(line, i, p.topKey)
 	if reason != "" {
@@ -68,7 +83,13 @@ func (p *awsJSParser) parse(line []byte, e *timeline.Event) string {
 		return skipNotCallRecord
 	}
 	if p.start == 0 {
+		p.start = prefixTime
+	}
+	if p.start == 0 {
 		return "no time (looked for time, timestamp, @timestamp, ts)"
+	}
+	if label != nil {
+		e.Class = timeline.ParseClass(p.strs.bytes(label))
 	}
 	e.Layer = timeline.LayerCall
 	e.Start = p.start
@@ -197,6 +218,14 @@ func sniffAWSJS(sample []sampledLine, _ Options, strs *interner) (lineParser, st
 	inspect := 0
 	for _, l := range sample {
 		t := bytes.TrimLeft(l.text, " \t")
+		if len(t) > 0 && t[0] != '{' {
+			// A logger's "<time> <LEVEL> [label] " before the object.
+			if _, rest, ok := newLogPrefix().split(t); ok {
+				if k := bytes.IndexByte(rest, '{'); k >= 0 {
+					t = rest[k:]
+				}
+			}
+		}
 		if len(t) > 0 && t[0] == '{' && bytes.Contains(t, []byte(`"clientName"`)) && bytes.Contains(t, []byte(`"commandName"`)) {
 			return newAWSJSParser(strs), ""
 		}

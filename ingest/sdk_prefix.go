@@ -41,6 +41,7 @@ type yearAnchored interface {
 func (p *botocoreParser) anchorYear(t int64)     { p.pre.now = t }
 func (p *openaiNodeParser) anchorYear(t int64)   { p.pre.now = t }
 func (p *openaiPythonParser) anchorYear(t int64) { p.pre.now = t }
+func (p *awsJSParser) anchorYear(t int64)        { p.pre.now = t }
 
 // split returns the line's leading time in Unix nanoseconds UTC and the rest
 // of the line after it; ok is false, and rest the whole line, when the line

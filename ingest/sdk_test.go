@@ -87,6 +87,7 @@ var sdkExamples = []struct{ format, file string }{
 	{"openai-python", "openai-python/retries.log"},
 	{"openai-python", "openai-python/retry-only.log"},
 	{"aws-js-v3", "aws-js-v3/calls.jsonl"},
+	{"aws-js-v3", "aws-js-v3/prefixed.log"},
 	{"aws-js-v3:console", "aws-js-v3/console.txt"},
 	{"openai-node", "openai-node/console-no-time.log"},
 }
