@@ -239,6 +239,11 @@ func capText(l analyze.LayerStats) string {
 		}
 		return "capped"
 	}
+	if len(l.Histogram) == 0 {
+		// A layer estimated from totals has no per-unit counts to judge
+		// a cap by; "uncapped" would contradict its evidence.
+		return "cannot tell"
+	}
 	return "uncapped"
 }
 
