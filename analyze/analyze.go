@@ -163,7 +163,7 @@ func findings(r *Result) []string {
 		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, not above the shuffled-data threshold of %s, %s.",
 			secs(w.BestLag), num(w.ACF), num(w.Threshold), overBursts(len(w.Waves))))
 	case w.Bins > 0 && float64(w.Bins)*w.BinWidth < 2*w.MinLag:
-		out = append(out, fmt.Sprintf("No periodic waves: the %s span only %s, too short to hold a repeat of at least %s.",
+		out = append(out, fmt.Sprintf("No periodic waves: %s span only %s, too short to hold a repeat of at least %s.",
 			w.Series, secs(float64(w.Bins)*w.BinWidth), secs(w.MinLag)))
 	case w.Bins > 0:
 		out = append(out, fmt.Sprintf("No periodic waves: the %s show no repeat between %s and half the window (%s).",
