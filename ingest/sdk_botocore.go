@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/stampede/stampede/timeline"
 )
@@ -30,7 +31,11 @@ import (
 // legacy mode's checker line before the decision ("retry needed: retryable
 // HTTP status code received: 429", "retry needed: matching HTTP status and
 // error code seen: 400, ThrottlingException"), and adaptive mode's
-// "Throttling response received" after it. Standard mode logs no status: a
+// "Throttling response received" after it. botocore.parsers' "Response
+// headers: {...}" line, when that logger is on, gives the error code
+// (x-amzn-ErrorType) and the server's retry-after (Retry-After, seconds or
+// an HTTP date), which botocore ignores but the server sent. Standard mode
+// logs no status: a
 // retryable response there is a throttle (error codes such as
 // ThrottlingException, whatever their status, and any 429) or a transient
 // error (500, 502, 503, 504, a timeout). With no line that says which, a
@@ -120,6 +125,9 @@ type botoCall struct {
 	status   int32
 	code     string
 	maxNoted bool
+	// retryAfter is the response's retry-after when hasRetryAfter.
+	retryAfter    time.Duration
+	hasRetryAfter bool
 	// eventLine is the line of the current attempt's event, for what later
 	// lines say of it.
 	eventLine int64
@@ -167,6 +175,7 @@ const (
 	botoLegacyCode
 	botoLegacyException
 	botoURLLib3
+	botoResponseHeaders
 )
 
 var botoMarkers = []struct {
@@ -189,6 +198,7 @@ var botoMarkers = []struct {
 	{"retry needed: matching HTTP status and error code seen: ", botoLegacyCode},
 	{"retry needed, retryable exception caught: ", botoLegacyException},
 	{"urllib3.connectionpool", botoURLLib3},
+	{"Response headers: {", botoResponseHeaders},
 }
 
 // findBotoMessage returns the message kind, where its marker starts and
@@ -286,7 +296,7 @@ func (p *botocoreParser) parse(line []byte, e *timeline.Event) string {
 			c.max = max
 		}
 		c.sent, c.decided = ts, false
-		c.status, c.code, c.maxNoted = 0, "", false
+		c.status, c.code, c.hasRetryAfter, c.maxNoted = 0, "", false, false
 		return skipAttemptStart
 	case botoMaxAttemptsNote:
 		if n, ok := digits(bytes.TrimSuffix(arg, []byte(" reached."))); ok && n < 1<<20 {
@@ -297,6 +307,18 @@ func (p *botocoreParser) parse(line []byte, e *timeline.Event) string {
 	case botoURLLib3:
 		if n := urllib3Status(arg); n > 0 && !c.decided {
 			c.status = n
+		}
+		return skipStatusNote
+	case botoResponseHeaders:
+		// botocore.parsers prints the response headers as a Python dict.
+		if v := pyDictValue(arg, "Retry-After", "retry-after"); v != nil && len(v) <= 64 {
+			if d := parseRetryAfter(v, ts); d != timeline.NoRetryAfter {
+				c.retryAfter, c.hasRetryAfter = d, true
+			}
+		}
+		if v := pyDictValue(arg, "x-amzn-ErrorType", "x-amzn-errortype"); v != nil && c.code == "" {
+			code, _, _ := bytes.Cut(v, []byte(":"))
+			c.code = p.strs.bytes(code)
 		}
 		return skipStatusNote
 	case botoLegacyStatus:
@@ -389,10 +411,13 @@ func (p *botocoreParser) parse(line []byte, e *timeline.Event) string {
 	}
 	e.Attempt, e.MaxAttempts = c.attempt, c.max
 	e.RetryAfter = timeline.NoRetryAfter
+	if c.hasRetryAfter {
+		e.RetryAfter = c.retryAfter
+	}
 	e.Route, e.CallID, e.Client = timeline.Intern(c.route), timeline.Intern(c.id), p.client(c.ua)
 	c.decided, c.ended, c.lastDecision = true, final, msg
 	c.eventLine = e.Line
-	c.status, c.code, c.maxNoted = 0, "", false
+	c.status, c.code, c.hasRetryAfter, c.maxNoted = 0, "", false, false
 	return ""
 }
 
@@ -440,6 +465,22 @@ func userAgent(b []byte, marker string) []byte {
 	}
 	k := bytes.IndexByte(v, '\'')
 	if k <= 0 || k > 512 {
+		return nil
+	}
+	return v[:k]
+}
+
+// pyDictValue returns the string value of key (either spelling) in a
+// printed Python dict, or nil.
+func pyDictValue(b []byte, key, alt string) []byte {
+	v, ok := cutAfter(b, "'"+key+"': '")
+	if !ok {
+		if v, ok = cutAfter(b, "'"+alt+"': '"); !ok {
+			return nil
+		}
+	}
+	k := bytes.IndexByte(v, '\'')
+	if k < 0 {
 		return nil
 	}
 	return v[:k]
