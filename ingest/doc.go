@@ -27,11 +27,34 @@
 //	har         the input opens with '{' and its first lines hold "log" and "entries"
 //	otlp-json   half the lines are JSON objects with "resourceSpans"
 //	envoy-json  half the lines are JSON objects with "start_time" and "response_code" or "response_flags"
+//	(JSON and CSV access-log and load-test formats, each by its keys or columns)
+//	:pretty     the first record is a pretty-printed object a JSON access-log format reads
 //	jsonl       half the lines start with '{'
-//	nginx       a named log_format parses 90%: stampede, retry, main, combined (most variables first)
-//	apache      combined, then common, parses 90%
-//	envoy       the default format parses 90%, or 90% open with "[ISO time] \"" and most parse
+//	(SDK logs, each by its markers)
+//	text        the named format of nginx, Apache, Envoy, Traefik CLF or API Gateway CLF
+//	            that explains the lines best, if it reads half of them (below)
 //	alb         90% are ALB entries, or 90% open with a request type and an ISO time and most parse
+//
+// Text access logs share a shape, so a line often parses under several
+// formats. Every candidate reads the sample, and the one that explains most
+// of it wins: each line scores the share of its bytes the format explains,
+// text after the end of the format or a second word in a one-word value
+// (an extra field swallowed by $remote_addr) counting against it. Ties go
+// to the format with more fields, nginx before Apache. A named format also
+// reads lines of the named formats it extends (main reads combined lines,
+// as a log whose format gained fields at its end holds both), and, when
+// detected, lines with extra quoted values at their end (request headers
+// logged after a named format), as not fully explained. When no format
+// reads whole lines, the closest is read with the rest of each line
+// ignored. Doubts become Source.Warnings: a runner-up that reads the sample
+// almost as well but into different events, lines only partly explained,
+// fewer than 90% read; each names the option that settles it.
+//
+// Before the chain, a docker compose ("web-1  | "), kubectl --timestamps
+// or syslog prefix on 90% of the lines is looked for; the access-log and
+// load-test sniffers then see the lines without it, and the chosen parser
+// reads each line past it. The SDK log parsers read their logging
+// framework's prefixes themselves and see lines whole.
 //
 // A sniffer that declines says why, and the error for undetectable input
 // lists every reason. Options.LogFormat without Options.Format picks the
@@ -56,6 +79,12 @@
 // variables are matched and ignored; "-" means absent. nginx writes a line
 // when the request ends: it ended at $msec (else $time_local, to the
 // second) and began $request_time earlier.
+// $time_local also accepts an ISO 8601 time, so that a named format with
+// [$time_iso8601] in its place reads; the built-in formats with
+// $request_time (retry, stampede, upstreaminfo, main_timing) start their
+// events that much before the logged time. The last value of a format
+// that runs to the end of the line is one word: more text after it is
+// "unexpected text ... after the end of the format".
 //
 // When nginx passed a request to several upstreams in turn
 // (proxy_next_upstream), $upstream_status holds a list: "502, 429" for the
@@ -155,7 +184,10 @@
 // # JSON lines
 //
 // Each line is one JSON object and one event, as applications log around
-// their SDK calls. Only top-level keys are read; nested objects and arrays
+// their SDK calls. A record without a layer key is a call, unless
+// Options.Layer says otherwise or the sample looks like an access log in
+// JSON (a status, the request and a time, none of the call log's keys),
+// whose records are attempts. Only top-level keys are read; nested objects and arrays
 // are skipped. null, and -1 for a count or retry-after, count as absent.
 // For each timeline field the first key present wins, in this order:
 //

@@ -31,15 +31,15 @@ var accessFormats = []accessFormat{
 		func(s *interner) lineParser { return newCaddyParser(s) }},
 	{"traefik-json", []string{"traefik"}, "half of the first 50 lines are Traefik JSON access log entries (StartUTC, DownstreamStatus)", sniffTraefikJSON,
 		func(s *interner) lineParser { return newTraefikJSONParser(s) }},
-	{"apigateway-json", []string{"apigateway"}, "half of the first 50 lines are API Gateway JSON access log entries (requestId, requestTime, status)", sniffAPIGatewayJSON,
+	{"apigateway-json", []string{"apigateway"}, "half of the first 50 lines are API Gateway JSON access log entries (requestId, requestTime, status); records pretty-printed as the CloudWatch console shows them are read as apigateway-json:pretty", sniffAPIGatewayJSON,
 		func(s *interner) lineParser { return newAPIGatewayJSONParser(s) }},
 	{"jmeter", []string{"jtl"}, "the first line is a JMeter CSV header (timeStamp,...), or 90% of the first 50 lines read in JMeter's default columns", sniffJMeter,
 		func(s *interner) lineParser { return newJMeterParser(s) }},
 	{"vegeta-csv", nil, "90% of the first 50 lines are Vegeta CSV results (6, 9 or 12 columns, Unix-nanosecond timestamp first)", sniffVegetaCSV,
 		func(s *interner) lineParser { return newVegetaCSVParser(s) }},
-	{"traefik-clf", nil, "90% of the first 50 lines are Traefik common format (CLF with \"router\" \"server URL\" Nms)", sniffTraefikCLF,
+	{"traefik-clf", nil, "90% of the first 50 lines are Traefik common format (CLF with \"router\" \"server URL\" Nms), or it explains the lines best among the text access-log formats", sniffTraefikCLF,
 		func(s *interner) lineParser { return newTraefikCLFParser(s) }},
-	{"apigateway-clf", nil, "90% of the first 50 lines are API Gateway's CLF template (CLF ending in status, length, requestId)", sniffAPIGatewayCLF,
+	{"apigateway-clf", nil, "90% of the first 50 lines are API Gateway's CLF template (CLF ending in status, length, requestId), or it explains the lines best among the text access-log formats", sniffAPIGatewayCLF,
 		func(s *interner) lineParser { return newAPIGatewayCLFParser(s) }},
 }
 

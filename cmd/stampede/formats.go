@@ -15,7 +15,16 @@ func newFormatsCmd() *cobra.Command {
 		Use:   "formats",
 		Short: "List the input formats, how each is detected and the fields it fills",
 		Long: `Lists every input format stampede reads. Unless --input-format names one
-(NAME for every file, FILE=NAME for one), each file's first lines decide.`,
+(NAME for every file, FILE=NAME for one), each file's first lines decide.
+
+Text access logs (nginx, Apache, Envoy, Traefik and API Gateway CLF) are
+ranked by how much of the first lines each format explains: text after the
+end of a format, or a second word where it wants one, counts against it. A
+format that reads at least half of the lines can win, so a short snippet with
+one damaged line is read; a close runner-up, lines only partly explained or
+a low share read become warnings naming the --input-format or --log-format
+that settles them. Lines behind a docker compose ("web-1  | "), kubectl
+--timestamps or syslog prefix are read past it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return writeFormats(cmd.OutOrStdout(), ingest.Formats())

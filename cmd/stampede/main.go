@@ -103,7 +103,7 @@ type inputFlags struct {
 func (f *inputFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.formats, "input-format", nil, "input format NAME for every file, or FILE=NAME for one file (repeatable; see 'stampede formats'); default: detected")
-	fl.StringVar(&f.logFormat, "log-format", "", "log format definition, verbatim (nginx log_format, Apache LogFormat or Envoy format string), or a built-in name (combined, main, retry, stampede); default: detected")
+	fl.StringVar(&f.logFormat, "log-format", "", "log format definition, verbatim (nginx log_format, Apache LogFormat or Envoy format string), or a built-in name (nginx: combined, main, main_timing, retry, stampede, upstreaminfo; Apache: common, combined, vhost_combined, ssl_request_log; Envoy: default, istio, istio_mixer); default: detected")
 	fl.StringArrayVar(&f.layers, "layer", nil, "layer of JSON-lines records that do not name theirs: attempt or call for every file, or FILE=attempt|call for one (repeatable); default: attempt for an access log in JSON, else call")
 	fl.StringArrayVar(&f.fields, "field", nil, "JSON-lines field mapping FIELD=KEY, e.g. start=start_time (repeatable)")
 	fl.StringArrayVar(&f.classRules, "class", nil, "traffic class rule CLASS=FIELD:SUBSTRING, e.g. batch=route:/batch/ (repeatable; first match wins)")
