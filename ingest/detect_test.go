@@ -62,6 +62,7 @@ func TestDetectEveryExample(t *testing.T) {
 		"sdk/openai-node/debug-retry-after.log":    "openai-node",
 		"sdk/openai-node/no-throttle.log":          "openai-node",
 		"sdk/openai-node/retries.log":              "openai-node",
+		"sdk/openai-python/debug-headers.log":      "openai-python",
 		"sdk/openai-python/retries.log":            "openai-python",
 		"sdk/openai-python/retry-only.log":         "openai-python",
 		"stampede.log":                             "nginx:stampede",

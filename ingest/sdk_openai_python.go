@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"time"
 
 	"github.com/stampede/stampede/timeline"
 )
@@ -22,7 +23,9 @@ import (
 //
 // The SDK's DEBUG "Request options: ..." and "HTTP Response: ..." lines
 // repeat the request and httpx's line, and are skipped so that an attempt
-// is never counted twice.
+// is never counted twice; the headers "HTTP Response:" prints give the
+// attempt before it its retry-after (retry-after-ms first, as the SDK reads
+// them).
 //
 // "Retrying request [to <path>] in X seconds" follows the failed attempt
 // it retries. When httpx logs the attempts, it adds none (the attempt's own
@@ -46,6 +49,10 @@ type openaiPythonParser struct {
 	// retryStatus is the status of the last "Retrying due to status code"
 	// line, for the retry line that follows it.
 	retryStatus int32
+	earlier
+	// lastAttempt is the line of the last httpx attempt, whose headers the
+	// SDK's DEBUG "HTTP Response:" line may print next.
+	lastAttempt int64
 }
 
 func newOpenAIPythonParser(strs *interner) *openaiPythonParser {
@@ -70,8 +77,13 @@ func (p *openaiPythonParser) parse(line []byte, e *timeline.Event) string {
 				return skipRetryDelay
 			}
 			return p.retryAttempt(rest, ts, hasTime, e)
-		case bytes.Contains(rest, []byte("HTTP Response: ")) || bytes.Contains(rest, []byte("Request options: ")):
-			// The SDK's DEBUG echo of the request and of httpx's line.
+		case bytes.Contains(rest, []byte("HTTP Response: ")):
+			// The SDK's DEBUG echo of httpx's line, with the headers.
+			if p.amendHeaders(rest, ts) {
+				return skipRetryAfterKept
+			}
+			return skipRequestDetail
+		case bytes.Contains(rest, []byte("Request options: ")):
 			return skipRequestDetail
 		}
 		if r, ok := cutAfter(rest, "Retrying due to status code "); ok {
@@ -86,7 +98,7 @@ func (p *openaiPythonParser) parse(line []byte, e *timeline.Event) string {
 		}
 		return skipNotRequestLine
 	}
-	p.httpx = true
+	p.httpx, p.lastAttempt = true, 0
 	// METHOD URL "HTTP/1.1 429 Too Many Requests"
 	sp := bytes.IndexByte(req, ' ')
 	if sp <= 0 {
@@ -117,7 +129,32 @@ func (p *openaiPythonParser) parse(line []byte, e *timeline.Event) string {
 	e.Outcome = p.outcomes.classify(e.Status, timeline.NoSym)
 	e.Route = p.strs.sym(pathOnly(url))
 	e.RetryAfter = timeline.NoRetryAfter
+	p.lastAttempt = e.Line
 	return ""
+}
+
+// amendHeaders reads retry-after-ms, else retry-after, from the headers of
+// an "HTTP Response: ... Headers({...})" line into the httpx attempt just
+// before it.
+func (p *openaiPythonParser) amendHeaders(rest []byte, ts int64) bool {
+	e := p.at(p.lastAttempt)
+	p.lastAttempt = 0
+	if e == nil {
+		return false
+	}
+	d := timeline.NoRetryAfter
+	if v := pyDictValue(rest, "retry-after-ms", "Retry-After-Ms"); v != nil {
+		if w, f, _, ok := parseDecimal(v); ok && w < 1<<40 {
+			d = time.Duration(w*1e6 + f/1e3)
+		}
+	} else if v := pyDictValue(rest, "retry-after", "Retry-After"); v != nil && len(v) <= 64 {
+		d = parseRetryAfter(v, ts)
+	}
+	if d == timeline.NoRetryAfter {
+		return false
+	}
+	e.RetryAfter = d
+	return true
 }
 
 // retryAttempt reads "Retrying request [to /path] in X seconds" as the

@@ -86,6 +86,7 @@ var sdkExamples = []struct{ format, file string }{
 	{"botocore", "botocore/legacy-429.log"},
 	{"openai-python", "openai-python/retries.log"},
 	{"openai-python", "openai-python/retry-only.log"},
+	{"openai-python", "openai-python/debug-headers.log"},
 	{"aws-js-v3", "aws-js-v3/calls.jsonl"},
 	{"aws-js-v3", "aws-js-v3/prefixed.log"},
 	{"aws-js-v3:console", "aws-js-v3/console.txt"},
