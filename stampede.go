@@ -357,8 +357,10 @@ func readOne(path string, opt ingest.Options, workers int) ([]timeline.Source, [
 	return []timeline.Source{src}, parts, nil
 }
 
-// sourceWarnings are the doubts of reading each file, named by file.
-func sourceWarnings(tl *timeline.Timeline) []string {
+// SourceWarnings are the doubts of reading each file (a format guessed
+// from lines it does not fully explain, events far from the rest), each
+// prefixed with its file.
+func SourceWarnings(tl *timeline.Timeline) []string {
 	var out []string
 	for _, s := range tl.Sources {
 		for _, w := range s.Warnings {
@@ -407,7 +409,7 @@ func AnalyzeTimeline(ctx context.Context, cfg Config) (*timeline.Timeline, *anal
 		return nil, nil, err
 	}
 	res := analyze.Run(tl, analyze.Options{BinWidth: cfg.BinWidth, Seed: cfg.Seed, Align: cfg.Align})
-	res.Warnings = append(res.Warnings, sourceWarnings(tl)...)
+	res.Warnings = append(res.Warnings, SourceWarnings(tl)...)
 	if cfg.WhatIf {
 		// A trace the simulator cannot replay still gets its report.
 		if wi, err := whatif.FromAnalysis(tl, res, cfg.WhatIfGiven, whatif.Options{Seeds: cfg.WhatIfSeeds}); err != nil {

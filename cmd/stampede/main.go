@@ -305,6 +305,10 @@ func newIngestCmd() *cobra.Command {
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %d events from %d files (%d lines, %d skipped, %d duplicate events dropped) to %s\n",
 				len(tl.Events), len(tl.Sources), lines, skipped, duplicates, report.PlainText(o.output))
+			// analyze shows these among its warnings; ingest has no report.
+			for _, w := range stampede.SourceWarnings(tl) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", report.PlainText(w))
+			}
 			return nil
 		},
 	}

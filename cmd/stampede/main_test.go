@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stampede/stampede/analyze"
 )
 
 // run executes the CLI as a user would, returning stdout, stderr and the
@@ -25,6 +27,7 @@ func run(t *testing.T, args ...string) (string, string, error) {
 func TestCommands(t *testing.T) {
 	tmp := t.TempDir()
 	incident := filepath.Join("..", "..", "testdata", "seed-incident")
+	jsonAccess := filepath.Join("..", "..", "testdata", "ingest", "realworld-like", "nginx-json-access.jsonl")
 	tests := []struct {
 		name string
 		args []string
@@ -37,7 +40,7 @@ func TestCommands(t *testing.T) {
 			name: "analyze table",
 			args: []string{"analyze", incident},
 			check: func(t *testing.T, stdout string) {
-				for _, want := range []string{"FINDINGS", "period 84.05 s = requeue delay 60.00 s", "WAVES"} {
+				for _, want := range []string{"FINDINGS", "period 84.04 s = requeue delay 60.00 s", "WAVES"} {
 					if !strings.Contains(stdout, want) {
 						t.Errorf("table report lacks %q", want)
 					}
@@ -90,6 +93,23 @@ func TestCommands(t *testing.T) {
 			},
 		},
 		{name: "unknown forced format", args: []string{"analyze", incident, "--input-format", "csv"}, wantErr: `unknown format "csv"`},
+		{
+			// An access log in JSON is read as attempts; --layer FILE=call
+			// reads that one file's records as calls instead.
+			name: "one file's layer set",
+			args: []string{"analyze", jsonAccess, "--layer", jsonAccess + "=call", "--format", "json"},
+			check: func(t *testing.T, stdout string) {
+				var res analyze.Result
+				if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+					t.Fatal(err)
+				}
+				if res.Reconcile.HTTP.Attempts != 0 || res.Reconcile.App.Calls != 2 {
+					t.Errorf("attempts %d, calls %d: want the records read as 2 calls", res.Reconcile.HTTP.Attempts, res.Reconcile.App.Calls)
+				}
+			},
+		},
+		{name: "layer of a file not given", args: []string{"analyze", incident, "--layer", jsonAccess + "=call"}, wantErr: "layer given for"},
+		{name: "unknown layer", args: []string{"analyze", jsonAccess, "--layer", "task"}, wantErr: `layer "task": want attempt or call`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
