@@ -34,6 +34,11 @@ type recordedTruth struct {
 		MaxAttempts       int     `json:"sdk_max_attempts_per_call"`
 		Concurrency       *int    `json:"concurrency_limit"`
 	} `json:"config"`
+	ObservedDelays struct {
+		ByRetry map[string]struct {
+			P10 float64 `json:"p10_s"`
+		} `json:"by_retry"`
+	} `json:"observed_sdk_retry_delays"`
 	Expected struct {
 		Periodic string `json:"periodic_waves"`
 	} `json:"expected"`
@@ -63,9 +68,19 @@ type recordedTruth struct {
 	} `json:"waves"`
 	PerRunner map[string]struct {
 		Waves struct {
-			MeanPeriod float64 `json:"mean_period_s"`
+			MedianPeriod float64 `json:"median_period_s"`
 		} `json:"waves"`
 	} `json:"per_runner"`
+}
+
+// retryAfterSent is the retry-after the server sent, 0 when it sent none
+// the SDK could use (an empty header): the SDK's first retries then wait
+// its own backoff, far less than the configured value.
+func (t *recordedTruth) retryAfterSent() float64 {
+	if r, ok := t.ObservedDelays.ByRetry["1"]; ok && t.Config.HonoursRetryAfter && r.P10 < 0.9*t.Config.RetryAfter {
+		return 0
+	}
+	return t.Config.RetryAfter
 }
 
 // recoveredThrottles is how many throttled attempts a later attempt of the
@@ -223,7 +238,7 @@ func recordedChecks(truth *recordedTruth, mix inputMix, res *analyze.Result) []r
 	switch truth.Expected.Periodic {
 	case "yes":
 		if len(truth.PerRunner) > 0 {
-			break // two periods: checked below
+			break // a period per runner, below
 		}
 		// The median: one late wave (a runner's wave pushed back by the
 		// other's) moves the mean off every period the waves keep.
@@ -234,9 +249,29 @@ func recordedChecks(truth *recordedTruth, mix inputMix, res *analyze.Result) []r
 		// Jittered away: no period a fixed delay could explain.
 		add("no period", !w.Periodic || w.Period < 5 || w.Period > 60, periodText(w), "none")
 	}
-	if mix.debug && truth.Config.RetryAfter > 0 {
-		ra, ok := delayKind(w.Delays, "retry-after")
-		add("retry-after", ok && math.Abs(ra.P50-truth.Config.RetryAfter) <= 0.1, fmt.Sprintf("%.2f s", ra.P50), fmt.Sprintf("%.2f s", truth.Config.RetryAfter))
+	if len(truth.PerRunner) > 0 && mix.tasks {
+		// Each runner's period, from the group of tasks its requeue delay
+		// sets apart.
+		names := make([]string, 0, len(truth.PerRunner))
+		for name := range truth.PerRunner {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			want := truth.PerRunner[name].Waves.MedianPeriod
+			tol := math.Max(0.02*want, 0.5)
+			got, ok := "none", false
+			for _, g := range w.Groups {
+				if g.Periodic && math.Abs(g.Period-want) <= tol {
+					got, ok = fmt.Sprintf("%.2f s", g.Period), true
+				}
+			}
+			add("runner "+name+" period", ok, got, fmt.Sprintf("%.2f s", want))
+		}
+	}
+	if ra := truth.retryAfterSent(); mix.debug && ra > 0 {
+		got, ok := delayKind(w.Delays, "retry-after")
+		add("retry-after", ok && math.Abs(got.P50-ra) <= 0.1, fmt.Sprintf("%.2f s", got.P50), fmt.Sprintf("%.2f s", ra))
 	}
 	if mix.tasks && w.Periodic && truth.Expected.Periodic == "yes" && len(truth.PerRunner) == 0 {
 		out = append(out, decompositionChecks(truth, mix, w)...)
@@ -285,7 +320,7 @@ func decompositionChecks(truth *recordedTruth, mix inputMix, w analyze.Waves) []
 		want := truth.Config.RequeueJitter == "none"
 		out = append(out, recordedCheck{name: "requeue fixed", ok: fixed == want, got: fmt.Sprint(fixed), truth: fmt.Sprint(want)})
 	}
-	if truth.Config.HonoursRetryAfter && truth.Config.RetryAfter > 0 {
+	if truth.Config.HonoursRetryAfter && truth.retryAfterSent() > 0 {
 		k := truth.Config.MaxAttempts - 1
 		got, ok := "none", false
 		if sdk != nil {

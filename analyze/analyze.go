@@ -50,7 +50,7 @@ func Run(tl *timeline.Timeline, opt Options) *Result {
 	j := buildJoins(tl)
 	res.Reconcile = reconcile(j)
 	res.Amplification = amplify(j)
-	res.Waves = findWaves(j, opt)
+	res.Waves = findWaves(j, opt, true)
 	attributeSDK(&res.Waves, res.Clients)
 	res.Warnings = append(res.Warnings, j.warnings...)
 	res.Warnings = append(res.Warnings, waveWarnings(&res.Waves, res.Window.Duration)...)
@@ -168,6 +168,9 @@ func findings(r *Result) []string {
 	case w.Bins > 0:
 		out = append(out, fmt.Sprintf("No periodic waves: the %s show no repeat between %s and half the window (%s).",
 			w.Series, secs(w.MinLag), secs(float64(w.Bins)*w.BinWidth/2)))
+	}
+	if len(w.Groups) > 1 {
+		out = append(out, groupFinding(w.Groups))
 	}
 	if w.Periodic && len(w.Waves) >= 3 {
 		s := fmt.Sprintf("%d waves of %s", len(w.Waves), w.Series)

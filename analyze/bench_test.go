@@ -30,7 +30,7 @@ func BenchmarkFindWaves(b *testing.B) {
 	bins := len(binSeries(pickSeries(j).times, int64(100*time.Millisecond)).counts)
 	b.ResetTimer()
 	for b.Loop() {
-		w := findWaves(j, Options{Seed: 1})
+		w := findWaves(j, Options{Seed: 1}, true)
 		if !w.Periodic {
 			b.Fatalf("not periodic: best lag %v", w.BestLag)
 		}
@@ -60,7 +60,7 @@ func BenchmarkFindWavesNested(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if w := findWaves(j, Options{Seed: 1}); !w.Periodic || w.IntraWaveSpacing == 0 {
+		if w := findWaves(j, Options{Seed: 1}, true); !w.Periodic || w.IntraWaveSpacing == 0 {
 			b.Fatalf("periodic %v, period %v, comb %v", w.Periodic, w.Period, w.IntraWaveSpacing)
 		}
 	}

@@ -249,6 +249,9 @@ type Waves struct {
 	ProjectedWavesHigh int `json:"projected_waves_high,omitempty"`
 	// ProjectedEnd is when the last projected wave is due (periodic only).
 	ProjectedEnd *time.Time `json:"projected_end,omitempty"`
+	// Groups are the waves of each job runner, where the tasks' requeue
+	// delays fall into separate groups (absent otherwise).
+	Groups []WaveGroup `json:"groups,omitempty"`
 	// Ended is true when no call of the last wave failed: nothing was left
 	// to retry, so no wave is projected past it.
 	Ended bool `json:"ended,omitempty"`
@@ -273,7 +276,10 @@ type Waves struct {
 	// throttle to the last (a limit kept empty admits what refills), less
 	// the time to the first throttle (what refilled meanwhile). It is
 	// measured on the same attempts as BucketEmptyAfter, so the two compare:
-	// emptying versus refilling.
+	// emptying versus refilling. A wave after whose last throttle the limit
+	// went on refusing callers for longer than that interval (a limiter that
+	// keeps a debt, or a window the wave emptied) gives none: its
+	// admissions were no refill rate.
 	BucketRefill *float64 `json:"bucket_refill_s,omitempty"`
 	// BucketResolution is the timestamp resolution the bucket times are
 	// known to: 1 when the attempts carry whole seconds only.
@@ -302,6 +308,19 @@ type Wave struct {
 	Throttled int64 `json:"throttled"`
 	// ThrottledShare is Throttled / Attempts.
 	ThrottledShare float64 `json:"throttled_share"`
+}
+
+// WaveGroup is the wave analysis of one group of tasks that share a
+// requeue delay, as one job runner's do.
+type WaveGroup struct {
+	RequeueDelay float64 `json:"requeue_delay_s"`
+	Tasks        int     `json:"tasks"`
+	Periodic     bool    `json:"periodic"`
+	Period       float64 `json:"period_s,omitempty"`
+	BestLag      float64 `json:"best_lag_s,omitempty"`
+	Waves        int     `json:"waves"`
+	// Explanation is the period split into delays, when one adds up.
+	Explanation string `json:"explanation,omitempty"`
 }
 
 // DelayStats summarises one kind of measured gap.

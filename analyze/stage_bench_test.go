@@ -82,7 +82,7 @@ func BenchmarkStageAmplify(b *testing.B) {
 }
 
 func BenchmarkStageWaves(b *testing.B) {
-	benchmarkStage(b, func(_ *timeline.Timeline, j *joins) { findWaves(j, Options{Seed: 1}) })
+	benchmarkStage(b, func(_ *timeline.Timeline, j *joins) { findWaves(j, Options{Seed: 1}, true) })
 }
 
 func BenchmarkStageClocks(b *testing.B) {

@@ -15,7 +15,7 @@ import (
 // FindWaves looks for periodic retry waves in the timeline and for the fixed
 // delays that would explain their period. Its caveats are in Run's Warnings.
 func FindWaves(tl *timeline.Timeline, opt Options) Waves {
-	return findWaves(buildJoins(tl), opt)
+	return findWaves(buildJoins(tl), opt, true)
 }
 
 // maxBins bounds the binned series; wider spans get wider bins.
@@ -637,7 +637,9 @@ func findBursts(counts []float64, block, smooth, mergeGap int) ([]burst, []float
 // minWaveSize is the smallest excess over background that counts as a wave.
 const minWaveSize = 3
 
-func findWaves(j *joins, opt Options) Waves {
+// findWaves finds the waves of the whole timeline; with groups it also
+// finds those of each runner the requeue delays tell apart.
+func findWaves(j *joins, opt Options, groups bool) Waves {
 	w := Waves{Waves: []Wave{}, Delays: []DelayStats{}, Suspects: []FixedDelay{}}
 	s := pickSeries(j)
 	defer spill.Free(s.times)
@@ -795,6 +797,9 @@ func findWaves(j *joins, opt Options) Waves {
 	if w.Periodic {
 		w.Suspects = explainPeriod(j, w.Period, w.Delays)
 	}
+	if groups {
+		w.Groups = findGroupWaves(j, opt)
+	}
 	describeAnatomy(j, &w)
 	return w
 }
@@ -917,36 +922,99 @@ func refinePeriod(acfPeriod, binWidth float64, centresNs []float64) (float64, in
 	// The grid is anchored on whichever wave puts the most waves on it,
 	// not on the first: a first wave that is one burst of first attempts,
 	// while later waves spread over their retries, sits off the grid the
-	// later waves keep.
-	var x, y []float64
-	for a := range centresNs {
-		if len(centresNs)-a <= len(x) {
-			break // no later anchor can chain more waves
+	// later waves keep. A wave held back by the limiter (another runner's
+	// wave had emptied it) shifts the grid for every wave after it, so
+	// the waves outside the best grid are searched again for a grid of
+	// their own: segments of one period with a phase of their own each.
+	used := make([]bool, len(centresNs))
+	var segs [][2][]float64
+	onGrid := 0
+	for {
+		var bx, by []float64
+		var members []int
+		for a := range centresNs {
+			if used[a] {
+				continue
+			}
+			cx, cy, idx := gridChain(centresNs, a, used, acfPeriod, tol)
+			// A phase slip happens at one time: a further segment lies
+			// wholly before or after the ones found, never among them.
+			if len(cx) > len(bx) && !overlapsSegments(cy, segs) {
+				bx, by, members = cx, cy, idx
+			}
 		}
-		cx, cy := gridChain(centresNs[a:], acfPeriod, tol)
-		if len(cx) > len(x) {
-			x, y = cx, cy
+		// A first segment may be short; a further one needs three waves,
+		// since two bursts at random lie a whole number of periods apart
+		// all too often.
+		if len(bx) < 2 || (len(segs) > 0 && (len(bx) < minRepeats || len(segs[0][0]) < minRepeats)) {
+			break
 		}
+		for _, k := range members {
+			used[k] = true
+		}
+		segs = append(segs, [2][]float64{bx, by})
+		onGrid += len(bx)
 	}
-	if len(x) < 3 {
-		return acfPeriod, len(x)
+	if onGrid < 3 {
+		return acfPeriod, max(onGrid, 1)
 	}
-	_, slope, _ := lineFit(x, y)
-	if slope <= 0 || math.Abs(slope-acfPeriod) > 0.1*acfPeriod {
-		return acfPeriod, len(x)
+	slope, ok := segmentSlope(segs)
+	if !ok || slope <= 0 || math.Abs(slope-acfPeriod) > 0.1*acfPeriod {
+		return acfPeriod, onGrid
 	}
-	return slope, len(x)
+	return slope, onGrid
 }
 
-// gridChain follows the period's grid from the first centre: each centre a
-// whole number of periods (within tol) after the last one taken joins it,
-// indexed by the periods elapsed; others are stray bursts and are left out.
-func gridChain(centresNs []float64, period, tol float64) (x, y []float64) {
+func overlapsSegments(y []float64, segs [][2][]float64) bool {
+	lo, hi := y[0], y[len(y)-1]
+	for _, sg := range segs {
+		sy := sg[1]
+		if lo <= sy[len(sy)-1] && hi >= sy[0] {
+			return true
+		}
+	}
+	return false
+}
+
+// segmentSlope is the least-squares slope shared by several segments of
+// (index, time), each with its own intercept.
+func segmentSlope(segs [][2][]float64) (float64, bool) {
+	var sxy, sxx float64
+	for _, sg := range segs {
+		x, y := sg[0], sg[1]
+		var mx, my float64
+		for i := range x {
+			mx += x[i]
+			my += y[i]
+		}
+		mx /= float64(len(x))
+		my /= float64(len(y))
+		for i := range x {
+			sxy += (x[i] - mx) * (y[i] - my)
+			sxx += (x[i] - mx) * (x[i] - mx)
+		}
+	}
+	if sxx == 0 {
+		return 0, false
+	}
+	return sxy / sxx, true
+}
+
+// gridChain follows the period's grid from centre a: each later centre not
+// yet used that lies a whole number of periods (within tol) after the last
+// one taken joins it, indexed by the periods elapsed; others are stray
+// bursts and are left out. A used centre ends the chain: it belongs to a
+// segment of another phase.
+func gridChain(centresNs []float64, a int, used []bool, period, tol float64) (x, y []float64, members []int) {
 	x = []float64{0}
-	y = []float64{centresNs[0] / 1e9}
+	y = []float64{centresNs[a] / 1e9}
+	members = []int{a}
 	idx := 0.0
-	last := centresNs[0] / 1e9
-	for i := 1; i < len(centresNs); i++ {
+	last := centresNs[a] / 1e9
+	for i := a + 1; i < len(centresNs); i++ {
+		if used[i] {
+			break
+		}
 		c := centresNs[i] / 1e9
 		d := c - last
 		k := math.Round(d / period)
@@ -957,8 +1025,9 @@ func gridChain(centresNs []float64, period, tol float64) (x, y []float64) {
 		last = c
 		x = append(x, idx)
 		y = append(y, c)
+		members = append(members, i)
 	}
-	return x, y
+	return x, y, members
 }
 
 // countWaveAttempts fills each wave's attempts and throttled attempts: every
@@ -1127,6 +1196,16 @@ func measureDelays(j *joins) []DelayStats {
 			prev = i
 		}
 	}
+	if sdk.whole {
+		// The access log's stamps are too coarse for the SDK's gaps; an SDK
+		// log of the same attempts, with milliseconds, times them.
+		if fine := clientAttemptGaps(j); len(fine.gaps) >= 3 && !fine.coarse {
+			spill.Free(sdk.gaps)
+			sdk = fine
+		} else {
+			spill.Free(fine.gaps)
+		}
+	}
 	rq := delaySample{kind: kindRequeue, coarse: true, whole: coarseAttempts && !j.callsFromLog, gaps: spill.Make[float64](0, len(j.queueAttempts))}
 	for ti := range j.tasks {
 		qas := j.queueAttemptsOf(&j.tasks[ti])
@@ -1148,6 +1227,30 @@ func measureDelays(j *joins) []DelayStats {
 		out = []DelayStats{}
 	}
 	return out
+}
+
+// clientAttemptGaps measures the SDK's gaps on the attempts an SDK log
+// recorded that the HTTP side does not count (it counts the proxy's log of
+// the same attempts), chained by their call id.
+func clientAttemptGaps(j *joins) delaySample {
+	tl := j.tl
+	counted := make(map[int32]bool, len(j.http))
+	for _, i := range j.http {
+		counted[i] = true
+	}
+	d := delaySample{kind: kindSDKDelay, coarse: true, gaps: spill.Make[float64](0, 0)}
+	last := map[timeline.Sym]int{}
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		if e.Layer != timeline.LayerHTTP || e.CallID == timeline.NoSym || counted[int32(i)] {
+			continue
+		}
+		if p, ok := last[e.CallID]; ok && tl.Events[p].Outcome.Failed() {
+			d.add(eventEnd(&tl.Events[p]), e.Start)
+		}
+		last[e.CallID] = i
+	}
+	return d
 }
 
 func delayOf(ds []DelayStats, kind string) (DelayStats, bool) {
@@ -1195,7 +1298,7 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 			inner := span / float64(maxA-1)
 			sdk = DelayStats{Kind: kindSDKDelay, N: int64(n), Mean: inner, Sigma: sigma / float64(maxA-1), P50: inner, P10: inner, Min: inner, Max: inner, Fixed: true}
 			retry, retryKind, haveSDK = sdk, kindSDKDelay, true
-			spanEvidence = fmt.Sprintf("; from the call log: %s failed calls of %d attempts each took %s ± %s, attempts not logged", count(int64(n)), maxA, secs(span), secs(sigma))
+			spanEvidence = fmt.Sprintf("; from the call log: %s failed calls of %d attempts took at least %s (lower tenth; ± %s), attempts not logged", count(int64(n)), maxA, secs(span), secs(sigma))
 		}
 	}
 	if haveSDK && sdk.WholeSeconds && !sdk.Fixed && maxA > 1 {
@@ -1208,7 +1311,7 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 				sdk.Mean, sdk.Sigma, sdk.Fixed = inner, sigma/float64(maxA-1), true
 				sdk.P50, sdk.P10, sdk.Min, sdk.Max = inner, inner, inner, inner
 				retry = sdk
-				spanEvidence = fmt.Sprintf("; %s failed calls of %d attempts each took %s ± %s in the call log", count(int64(n)), maxA, secs(span), secs(sigma))
+				spanEvidence = fmt.Sprintf("; %s failed calls of %d attempts took at least %s (lower tenth; ± %s) in the call log", count(int64(n)), maxA, secs(span), secs(sigma))
 			}
 		}
 	}
@@ -1316,8 +1419,8 @@ func canJudgeWholeSeconds(d DelayStats) bool {
 	return d.Mean >= 4 || d.Sigma > 1
 }
 
-// failedCallSpan is the mean and spread of how long failed calls of a
-// attempts took, from an SDK log with sub-second times; ok is false without
+// failedCallSpan is the floor (lower tenth) and spread of how long failed
+// calls of a attempts took, from an SDK log with sub-second times; ok is false without
 // enough of them.
 func failedCallSpan(j *joins, a int) (mean, sigma float64, n int, ok bool) {
 	if !j.callsFromLog {
@@ -1337,14 +1440,15 @@ func failedCallSpan(j *joins, a int) (mean, sigma float64, n int, ok bool) {
 		return 0, 0, len(d), false
 	}
 	sort.Float64s(d)
-	p50, p10 := percentileSorted(d, 0.5), percentileSorted(d, 0.1)
+	p50, p25, p10 := percentileSorted(d, 0.5), percentileSorted(d, 0.25), percentileSorted(d, 0.1)
 	_, sigma = meanSigma(d)
 	// A call's span adds a attempt times to its delays, each late by its
-	// own scheduling, so its floor is looser than one delay's.
-	if p50-p10 > 0.02*p50 {
-		return p50, sigma, len(d), false
+	// own scheduling, so its median drifts up; but calls that wait fixed
+	// delays still pile up on the floor, where jittered ones spread out.
+	if p25-p10 > 0.01*p50 {
+		return p10, sigma, len(d), false
 	}
-	return p50, sigma, len(d), true
+	return p10, sigma, len(d), true
 }
 
 // typicalAttemptDuration is the median duration of batch attempts that have
