@@ -130,10 +130,15 @@ func readSample(c *textCandidate, sample []sampledLine, loose bool) *reading {
 			misfit, at = min(np.misfit, len(l.text)), max(np.misfitAt, 0)
 		}
 		share := 1 - float64(misfit)/float64(max(len(l.text), 1))
+		if misfit > 0 {
+			// However long the line, text left unread weighs more than
+			// reading a line by a format this one extends (below).
+			share = min(share, 0.99)
+		}
 		if np != nil && np.viaAlt {
 			// A line the shorter format reads is better credited to it:
 			// a combined log is not a stampede log without its fields.
-			share *= 0.99
+			share *= 0.999
 		}
 		r.score += share
 		if misfit > 0 {
@@ -224,7 +229,7 @@ func chooseText(sample []sampledLine, families []string, strs *interner) (linePa
 	case best.loose:
 		notes = append(notes, fmt.Sprintf("lines hold more fields than the %s format, which is the closest stampede knows (%s); the rest of each line is not read: give the log's format with --log-format to read it", name, best.partialAt))
 	case best.partial*10 > n:
-		notes = append(notes, fmt.Sprintf("%d of %d sampled lines have text where %s wants one word (%s); if the log's format differs, give it with --log-format", best.partial, n, name, best.partialAt))
+		notes = append(notes, fmt.Sprintf("%d of %d sampled lines hold text that %s does not read (%s); if the log's format differs, give it with --log-format", best.partial, n, name, best.partialAt))
 	}
 	if best.parsed*10 < n*9 {
 		notes = append(notes, fmt.Sprintf("only %d of %d sampled lines read as %s (%s); the others are skipped: if the log is in another format, give it with --input-format or --log-format", best.parsed, n, name, best.firstBad))

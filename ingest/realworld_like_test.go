@@ -28,7 +28,7 @@ func TestRealWorldLikeLogs(t *testing.T) {
 		// main plus rt=/uct=/uht=/urt= timings.
 		{"nginx-main-timing.log", "nginx:main_timing", 3, 3, 1, ""},
 		// main and combined lines mixed, X-Forwarded-For lists as client.
-		{"nginx-xff-mixed.log", "nginx:main", 5, 5, 1, "where nginx:main wants one word"},
+		{"nginx-xff-mixed.log", "nginx:main", 5, 5, 1, "that nginx:main does not read"},
 		// Traefik's common format with one line damaged: that line is
 		// skipped, not read as some other CLF.
 		{"traefik-clf-damaged.log", "traefik-clf", 2, 2, 1, "only 2 of 3 sampled lines read as traefik-clf"},
