@@ -479,7 +479,7 @@ func chooseParser(sample []sampledLine, whole bool, opt Options, strs *interner)
 	}
 	for _, fe := range formats {
 		if fe.info.Name == format || slices.Contains(fe.info.Aliases, format) {
-			return fe.open(sample, whole, opt, strs)
+			return openPrefixed(fe, sample, whole, opt, strs)
 		}
 	}
 	names := []string{"auto"}

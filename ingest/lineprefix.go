@@ -191,3 +191,46 @@ func sniffPrefixed(sample []sampledLine, opt Options, strs *interner) lineParser
 	}
 	return nil
 }
+
+// openPrefixed opens a format the user named. When the sample's lines carry
+// a collector prefix and the format reads as many of them without it, the
+// parser reads each line past the prefix. Only formats whose lines are
+// independent are tried both ways, since trying parses the sample.
+func openPrefixed(fe formatEntry, sample []sampledLine, whole bool, opt Options, strs *interner) (lineParser, error) {
+	p, err := fe.open(sample, whole, opt, strs)
+	pre := findPrefix(sample)
+	if pre == nil || !linesIndependent(fe.info.Name) {
+		return p, err
+	}
+	stripped := pre.stripSample(sample)
+	q, qerr := fe.open(stripped, whole, opt, strs)
+	if qerr != nil {
+		return p, err
+	}
+	if err != nil || sampleParses(q, stripped) >= sampleParses(p, sample) {
+		return newPrefixParser(q, pre), nil
+	}
+	return p, err
+}
+
+// linesIndependent reports whether a format's parser keeps no state from
+// line to line (the SDK log parsers join lines into calls).
+func linesIndependent(name string) bool {
+	switch name {
+	case "nginx", "apache", "envoy", "envoy-json", "alb", "jsonl":
+		return true
+	}
+	return newAccessFormatParser(name, newInterner()) != nil
+}
+
+// sampleParses counts the sample lines p reads.
+func sampleParses(p lineParser, sample []sampledLine) int {
+	n := 0
+	for _, l := range sample {
+		var e timeline.Event
+		if p.parse(l.text, &e) == "" {
+			n++
+		}
+	}
+	return n
+}

@@ -117,3 +117,38 @@ func TestJSONLLayer(t *testing.T) {
 		})
 	}
 }
+
+// TestForcedFormatBehindPrefix checks that a format the user names still
+// reads lines behind a collector prefix, and that a format whose lines open
+// with a time like kubectl's is not cut by it.
+func TestForcedFormatBehindPrefix(t *testing.T) {
+	tests := []struct {
+		name, input string
+		opt         Options
+		parsed      int64
+	}{
+		{"caddy behind docker compose", "realworld-like/caddy-compose.log", Options{Format: "caddy"}, 2},
+		{"nginx behind kubectl", "realworld-like/nginx-kubectl.log", Options{Format: "nginx"}, 2},
+		{"main behind kubectl", "realworld-like/nginx-kubectl.log", Options{LogFormat: "main"}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tl, err := ReadFile(filepath.Join("..", "testdata", "ingest", tt.input), tt.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := tl.Sources[0]; s.Parsed != tt.parsed || len(s.Warnings) > 0 {
+				t.Errorf("%+v", s)
+			}
+		})
+	}
+	// The time that opens this format's lines looks like kubectl's prefix.
+	lines := "2026-11-30T02:47:31Z 429 /v1/chat/completions\n2026-11-30T02:47:32Z 200 /v1/chat/completions\n"
+	tl, err := Read(strings.NewReader(lines), "iso.log", Options{LogFormat: "$time_iso8601 $status $uri"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := tl.Sources[0]; s.Parsed != 2 || tl.Events[0].Status != 429 {
+		t.Errorf("%+v, events %+v", s, tl.Events)
+	}
+}
