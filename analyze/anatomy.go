@@ -92,6 +92,18 @@ func waveSpans(j *joins, waves []Wave, maxGap, slack int64) []waveSpan {
 	return spans
 }
 
+// refusedFor is how long after from the limit went on refusing callers
+// before it next admitted one at to: from to the last of the sorted
+// throttles before to, 0 when none came after from. Unlike to - from, it
+// does not grow when callers were merely few.
+func refusedFor(throttles []int64, from, to int64) int64 {
+	k := sort.Search(len(throttles), func(i int) bool { return throttles[i] >= to })
+	if k == 0 || throttles[k-1] <= from {
+		return 0
+	}
+	return throttles[k-1] - from
+}
+
 func hasClass(j *joins, c timeline.Class) bool {
 	for _, i := range j.http {
 		if j.tl.Events[i].Class == c {
@@ -144,11 +156,16 @@ func bucketTimes(j *joins, spans []waveSpan) (emptyAfter, emptyFor, refill *floa
 	tl := j.tl
 	oks := spill.Make[int64](0, len(j.http))
 	defer spill.Free(oks)
+	thr := spill.Make[int64](0, len(j.http))
+	defer spill.Free(thr)
 	resolution = 1
 	for _, i := range j.http {
 		e := &tl.Events[i]
-		if e.Outcome == timeline.OutcomeOK {
+		switch e.Outcome {
+		case timeline.OutcomeOK:
 			oks = append(oks, e.Start)
+		case timeline.OutcomeThrottled:
+			thr = append(thr, e.Start)
 		}
 		// A start derived as end minus duration is only as fine as the
 		// end the log stamped.
@@ -170,8 +187,17 @@ func bucketTimes(j *joins, spans []waveSpan) (emptyAfter, emptyFor, refill *floa
 		// than the timestamps' resolution; before its first throttle the
 		// wave took what the limit held and what refilled meanwhile, and an
 		// estimate at or below zero says only that the two are not apart.
+		//
+		// A limit that refills under its rejected callers at one request
+		// per interval admits a caller within an interval of the wave's
+		// last throttle. One that goes on refusing callers for longer (a
+		// limiter that charges rejections into a debt, or a window the wave
+		// emptied) did not refill at that rate, so the wave gives no refill
+		// time.
 		if d := seconds(s.lastThrottle - s.firstThrottle); s.okWhile > 0 && s.okBefore > 0 && d > 2*resolution {
-			if v := float64(s.okBefore)*d/float64(s.okWhile) - seconds(s.firstThrottle-s.first); v > 0 {
+			interval := d / float64(s.okWhile)
+			stalled := k < len(oks) && seconds(refusedFor(thr, s.lastThrottle, oks[k])) > max(interval, 2*resolution)
+			if v := float64(s.okBefore)*d/float64(s.okWhile) - seconds(s.firstThrottle-s.first); v > 0 && !stalled {
 				back = append(back, v)
 			}
 		}

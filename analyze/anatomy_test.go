@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -395,6 +396,78 @@ func TestBucketRefill(t *testing.T) {
 			empty := tc.capacity / (tc.arrivals - tc.rate)
 			if w.BucketEmptyAfter == nil || math.Abs(*w.BucketEmptyAfter-empty) > 0.1*empty+1/tc.arrivals {
 				t.Errorf("emptied after %v s, want %.2f s (capacity / (arrivals - rate)) ± 10%%", deref(w.BucketEmptyAfter), empty)
+			}
+		})
+	}
+}
+
+// TestBucketRefillNotFromDebt drives waves of three 1 s bursts 12 s apart
+// (a wave and its two retries) through a bucket of 20 tokens refilling 4 a
+// second, one token a request, with an interactive caller every second.
+// Without a debt, the bucket refills under its rejected callers and gives
+// a refill time. With one, every rejected request is charged a token down
+// to 20 below zero: after each wave the bucket refuses the interactive
+// callers for the seconds it takes to pay the debt back, far longer than
+// the interval at which it admitted requests during the wave. That
+// admission rate is no refill rate, so no refill time is given; the
+// emptying times still are.
+func TestBucketRefillNotFromDebt(t *testing.T) {
+	const capacity, rate, arrivals = 20.0, 4.0, 50.0
+	for _, tc := range []struct {
+		name       string
+		debt       float64
+		wantRefill bool
+		emptyFor   [2]float64 // bounds on the median time to the next success
+	}{
+		{name: "refills under its callers", wantRefill: true, emptyFor: [2]float64{0, 1}},
+		{name: "keeps a debt", debt: capacity, emptyFor: [2]float64{5, 10}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tl := &timeline.Timeline{Sources: []timeline.Source{{Path: "synthetic.log", Format: "synthetic"}}}
+			type arrival struct {
+				s     float64
+				class timeline.Class
+			}
+			var in []arrival
+			var waves []Wave
+			for _, start := range []float64{10, 100, 190} {
+				waves = append(waves, Wave{Start: time.Unix(0, genEpoch+int64(start*1e9)).UTC(), Width: 1, Size: 50})
+				for _, burst := range []float64{0, 12, 24} {
+					for k := range int(arrivals) {
+						in = append(in, arrival{start + burst + float64(k)/arrivals, timeline.ClassBatch})
+					}
+				}
+			}
+			for s := 0.5; s < 270; s++ {
+				in = append(in, arrival{s, timeline.ClassInteractive})
+			}
+			sort.SliceStable(in, func(a, b int) bool { return in[a].s < in[b].s })
+			tokens, last := capacity, 0.0
+			for _, a := range in {
+				tokens = min(capacity, tokens+(a.s-last)*rate)
+				last = a.s
+				o := timeline.OutcomeOK
+				switch {
+				case tokens >= 1:
+					tokens--
+				case tc.debt > 0:
+					tokens = max(-tc.debt, tokens-1)
+					o = timeline.OutcomeThrottled
+				default:
+					o = timeline.OutcomeThrottled
+				}
+				tl.Events = append(tl.Events, timeline.Event{Start: genEpoch + int64(math.Round(a.s*1e9)), Layer: timeline.LayerHTTP,
+					Class: a.class, Outcome: o, Status: statusOf(o), RetryAfter: timeline.NoRetryAfter})
+			}
+			tl.Sort()
+			j := buildJoins(tl)
+			w := Waves{Waves: waves, Periodic: true, Period: 90, BinWidth: 0.1}
+			describeAnatomy(j, &w)
+			if got := w.BucketRefill != nil; got != tc.wantRefill {
+				t.Errorf("refill %v s, want one: %v", deref(w.BucketRefill), tc.wantRefill)
+			}
+			if w.BucketEmptyAfter == nil || w.BucketEmptyFor == nil || *w.BucketEmptyFor < tc.emptyFor[0] || *w.BucketEmptyFor > tc.emptyFor[1] {
+				t.Errorf("emptied after %v s, empty for %v s; want both, the second within %v s", deref(w.BucketEmptyAfter), deref(w.BucketEmptyFor), tc.emptyFor)
 			}
 		})
 	}
