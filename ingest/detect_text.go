@@ -1,9 +1,9 @@
 package ingest
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/stampede/stampede/timeline"
@@ -68,14 +68,14 @@ var textCandidates = func() []textCandidate {
 // fields at its end still has lines written before, and a log that mixes
 // main and combined lines is common.
 func altFormats(family string, f *logFormat, compile func(string) (*logFormat, error)) []*logFormat {
+	if family == "envoy" {
+		return nil // Envoy's named formats do not extend one another
+	}
 	named := namedFormats
 	if family == "apache" {
 		named = apacheNamedFormats
 	}
 	var alts []*logFormat
-	if family == "envoy" {
-		return nil
-	}
 	for name := range named {
 		g, err := compile(name)
 		if err != nil || g.def == f.def || !strings.HasPrefix(f.def, g.def) {
@@ -83,7 +83,9 @@ func altFormats(family string, f *logFormat, compile func(string) (*logFormat, e
 		}
 		alts = append(alts, g)
 	}
-	sort.Slice(alts, func(i, j int) bool { return len(alts[i].def) > len(alts[j].def) })
+	slices.SortFunc(alts, func(a, b *logFormat) int {
+		return cmp.Or(cmp.Compare(len(b.def), len(a.def)), strings.Compare(a.def, b.def))
+	})
 	return alts
 }
 
@@ -104,7 +106,8 @@ type reading struct {
 	events    []timeline.Event
 }
 
-// read weighs c on the sample; loose lets a line hold more than the format.
+// readSample weighs c on the sample; loose lets a line hold more than the
+// format.
 func readSample(c *textCandidate, sample []sampledLine, loose bool) *reading {
 	r := &reading{c: c, loose: loose, ok: make([]bool, len(sample)), events: make([]timeline.Event, len(sample))}
 	p := c.open(newInterner())
