@@ -37,6 +37,9 @@ func FuzzNginxLine(f *testing.F) {
 		f.Add(c.format, c.line)
 	}
 	f.Add("retry", retryLine)
+	f.Add("upstreaminfo", `10.0.1.8 - - [30/Nov/2026:02:47:33 +0000] "POST /v1 HTTP/2.0" 429 61 "-" "ua" 731 0.105 [up-8080] [] 10.0.50.81:8080, 10.0.50.80:8080 0, 61 0.100, 0.004 502, 429 7b3e4c1a`)
+	f.Add("main_timing", `203.0.113.10 - - [30/Nov/2026:02:47:31 +0000] "POST /v1 HTTP/1.1" 200 1480 "-" "ua" "-" rt=2.250 uct="0.001" uht="2.200" urt="2.249"`)
+	f.Add("main", `192.0.2.7 - - [2026-11-30T03:47:31+01:00] "POST /v1 HTTP/1.1" 429 61 "-" "ua" "-"`)
 	f.Add("combined", `1.2.3.4 - - [30/Nov/2026:02:47:31 +0000] "GET / HTTP/1.1" 200 1 "-" "ua"`)
 	f.Add("stampede", `1.2.3.4 - - [30/Nov/2026:02:47:31 +0000] "POST /v1 HTTP/1.1" 429 10 "-" "ua" 0.250 0.249 "1" "-" "-" "t" 1796006851.500 "Mon, 30 Nov 2026 02:47:41 GMT"`)
 	f.Add(`$msec rt=$request_time us=$upstream_status urt=$upstream_response_time`, `1796006851.000 rt=1.000 us=502, 429 : 200 urt=0.5, 0.4 : 0.1`)
