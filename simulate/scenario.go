@@ -24,7 +24,8 @@ import (
 //	  "description": "1,180 tasks stampede a bucket shared with interactive traffic",
 //	  "seed": 20261130,
 //	  "start": "2026-11-30T02:00:00Z",
-//	  "bucket": {"capacity": 1022000, "refill_per_s": 33333.333, "reject_cost": 0},
+//	  "bucket": {"capacity": 1022000, "refill_per_s": 33333.333, "reject_cost": 0,
+//	             "reject_fraction": 0.1, "debt_floor": 1500000},
 //	  "latency": {"ok_ms": 150, "ok_jitter_ms": 50, "reject_ms": 2},
 //	  "interactive": {"rate_per_s": 4, "cost": 1200, "route": "/interactive/v1/chat/completions",
 //	                  "arrivals": "even", "jitter_ms": 50, "start_s": 0, "end_s": 0},
@@ -34,7 +35,7 @@ import (
 //	          "backoff_base_s": 0.5, "backoff_cap_s": 8, "user_agent": "OpenAI/Python 1.52.0",
 //	          "error_code": "RateLimitError"},
 //	  "runner": {"requeue_delay_s": 60, "requeue_jitter": "none", "max_queue_attempts": 0,
-//	             "survival": 0.84},
+//	             "survival": 0.74},
 //	  "tail_s": 60,
 //	  "end_s": 0
 //	}

@@ -135,7 +135,8 @@ type Amplify struct {
 
 // BucketUse is what the token bucket went through.
 type BucketUse struct {
-	// MinTokens is the lowest level after any admission or charge; never < 0.
+	// MinTokens is the lowest level after any admission or charge; never
+	// below minus bucket.debt_floor (0 without a debt).
 	MinTokens float64 `json:"min_tokens"`
 }
 

@@ -33,15 +33,15 @@ func TestCheckExitCodes(t *testing.T) {
 		lines []string
 	}{
 		{"seed incident is periodic", []string{"check", incident, "--fail-on", "periodic"}, exitGateFailed,
-			[]string{"FAIL: periodic (value yes): period 84.05 s"}},
+			[]string{"FAIL: periodic (value yes): period 84.04 s"}},
 		{"jittered simulation is not", []string{"check", jittered, "--fail-on", "periodic"}, exitPass,
 			[]string{"pass: periodic (value no)"}},
 		{"several gates, one fails", []string{"check", incident, "--fail-on", "amplification > 4", "--fail-on", "waves > 1000"}, exitGateFailed,
-			[]string{"FAIL: amplification > 4 (value 10.86)", "pass: waves > 1000"}},
+			[]string{"FAIL: amplification > 4 (value 9.654)", "pass: waves > 1000"}},
 		{"uncapped requeue", []string{"check", incident, "--fail-on", "uncapped"}, exitGateFailed,
 			[]string{"FAIL: uncapped (value yes): uncapped: queue attempts per task"}},
 		{"all pass", []string{"check", incident, "--fail-on", "http_throttle_rate > 90%", "--fail-on", "!periodic"}, exitPass,
-			[]string{"pass: http_throttle_rate > 0.9 (value 0.7632 (76.3%))", "pass: !periodic"}},
+			[]string{"pass: http_throttle_rate > 0.9 (value 0.8752 (87.5%))", "pass: !periodic"}},
 		{"analyze --fail-on", []string{"analyze", incident, "--format", "json", "--fail-on", "periodic"}, exitGateFailed,
 			[]string{"FAIL: periodic"}},
 		{"bad rule", []string{"check", incident, "--fail-on", "amplification >> 4"}, exitUsage, nil},
@@ -92,7 +92,7 @@ func TestCheckWritesJUnitAndSummary(t *testing.T) {
 	if suites.Tests != 2 || suites.Failures != 1 || len(suites.Suites) != 1 || len(suites.Suites[0].Cases) != 2 {
 		t.Fatalf("JUnit: %+v", suites)
 	}
-	if c := suites.Suites[0].Cases[0]; c.Name != "periodic" || c.Failure == nil || !strings.Contains(c.Failure.Message, "84.05") {
+	if c := suites.Suites[0].Cases[0]; c.Name != "periodic" || c.Failure == nil || !strings.Contains(c.Failure.Message, "84.04") {
 		t.Errorf("first case %+v", c)
 	}
 	if c := suites.Suites[0].Cases[1]; c.Failure != nil {
