@@ -1,10 +1,13 @@
 package stampede_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -107,6 +110,9 @@ type inputMix struct {
 	http, calls, debug bool
 	// wholeSeconds: every attempt time in the mix is stamped to the second.
 	wholeSeconds bool
+	// debugHasRetryAfter: the SDK debug log holds the header (not every
+	// SDK's logger writes response headers); set from the file itself.
+	debugHasRetryAfter bool
 	// tasks: the mix names the task of each call or attempt, so the job
 	// runner's requeue delay, and with it the period's split, can be seen.
 	tasks bool
@@ -162,6 +168,9 @@ func TestRecordedTraces(t *testing.T) {
 			if len(files) != len(mix.files) {
 				continue
 			}
+			if mix.debug {
+				mix.debugHasRetryAfter = gzipContains(t, filepath.Join(dir, "sdk_debug.log.gz"), "retry-after")
+			}
 			t.Run(scenario+"/"+mix.name, func(t *testing.T) {
 				res, err := stampede.Analyze(context.Background(), stampede.Config{Inputs: files, Seed: 1})
 				if err != nil {
@@ -216,8 +225,14 @@ func recordedChecks(truth *recordedTruth, mix inputMix, res *analyze.Result) []r
 					got = c.HTTP
 				}
 			}
-			add(cl+" throttled", got.Attempts == want.Requests && got.Throttled == want.Throttled,
-				fmt.Sprintf("%d of %d", got.Throttled, got.Attempts), fmt.Sprintf("%d of %d", want.Throttled, want.Requests))
+			gotText := fmt.Sprintf("%d of %d", got.Throttled, got.Attempts)
+			ok := got.Attempts == want.Requests && got.Throttled == want.Throttled
+			if len(rec.ByClass) == 0 && saysClassUnknown(res) {
+				// Marked unknown, not defaulted: right where nothing in
+				// the mix tells the classes apart.
+				gotText, ok = "unknown, said so", true
+			}
+			add(cl+" throttled", ok, gotText, fmt.Sprintf("%d of %d", want.Throttled, want.Requests))
 		}
 	}
 	if mix.calls {
@@ -269,7 +284,7 @@ func recordedChecks(truth *recordedTruth, mix inputMix, res *analyze.Result) []r
 			add("runner "+name+" period", ok, got, fmt.Sprintf("%.2f s", want))
 		}
 	}
-	if ra := truth.retryAfterSent(); mix.debug && ra > 0 {
+	if ra := truth.retryAfterSent(); mix.debug && mix.debugHasRetryAfter && ra > 0 {
 		got, ok := delayKind(w.Delays, "retry-after")
 		add("retry-after", ok && math.Abs(got.P50-ra) <= 0.1, fmt.Sprintf("%.2f s", got.P50), fmt.Sprintf("%.2f s", ra))
 	}
@@ -320,15 +335,19 @@ func decompositionChecks(truth *recordedTruth, mix inputMix, w analyze.Waves) []
 		want := truth.Config.RequeueJitter == "none"
 		out = append(out, recordedCheck{name: "requeue fixed", ok: fixed == want, got: fmt.Sprint(fixed), truth: fmt.Sprint(want)})
 	}
-	if truth.Config.HonoursRetryAfter && truth.retryAfterSent() > 0 {
-		k := truth.Config.MaxAttempts - 1
-		got, ok := "none", false
+	if ra := truth.retryAfterSent(); truth.Config.HonoursRetryAfter && ra > 0 {
+		// k is how many retry-after waits the recorded period holds: the
+		// SDK's attempt cap, or none once a client-wide retry quota is
+		// spent and failed calls make one attempt.
+		k := int(math.Round((truth.Waves.MedianPeriod - truth.Config.RequeueDelay) / ra))
+		k = max(0, min(k, truth.Config.MaxAttempts-1))
+		got, ok := "none", k == 0
 		if sdk != nil {
 			got = fmt.Sprintf("%d × %.2f s", sdk.Times, sdk.Delay)
-			ok = sdk.Times == k && math.Abs(sdk.Delay-truth.Config.RetryAfter) <= tol
+			ok = sdk.Times == k && math.Abs(sdk.Delay-ra) <= tol
 		}
-		out = append(out, recordedCheck{name: "k × retry-after", ok: ok, got: got, truth: fmt.Sprintf("%d × %.2f s", k, truth.Config.RetryAfter)})
-		if sdk != nil {
+		out = append(out, recordedCheck{name: "k × retry-after", ok: ok, got: got, truth: fmt.Sprintf("%d × %.2f s", k, ra)})
+		if sdk != nil && k > 0 {
 			label := "jittered"
 			switch {
 			case strings.Contains(sdk.Text, "exactly") || strings.Contains(sdk.Text, "(fixed"):
@@ -359,4 +378,32 @@ func periodText(w analyze.Waves) string {
 		return fmt.Sprintf("none (best %.2f s)", w.BestLag)
 	}
 	return fmt.Sprintf("%.2f s", w.Period)
+}
+
+// gzipContains reports whether the gzipped file holds s, case folded.
+func gzipContains(t *testing.T, path, s string) bool {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Contains(bytes.ToLower(b), []byte(strings.ToLower(s)))
+}
+
+func saysClassUnknown(res *analyze.Result) bool {
+	for _, w := range res.Warnings {
+		if strings.Contains(w, "class unknown") {
+			return true
+		}
+	}
+	return false
 }

@@ -327,6 +327,7 @@ func Ingest(ctx context.Context, cfg Config) (*timeline.Timeline, error) {
 	dropFarEvents(tl)
 	dropDuplicates(tl)
 	dropRedundantViews(tl)
+	dropRedundantCalls(tl)
 	// Whether an unmatched event is batch or interactive depends on what the
 	// other files show, so it is decided once they are all merged.
 	timeline.ResolveClasses(tl)

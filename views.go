@@ -192,3 +192,66 @@ func detail(tl *timeline.Timeline, src int32) int64 {
 	}
 	return n
 }
+
+// dropRedundantCalls keeps each SDK call once when two inputs log the same
+// calls (the application's call log and the SDK's own logger, both writing
+// one record per call): a call event whose request id an earlier-kept
+// event of another input carries is dropped from the input that says less
+// about its calls, and counted in that input's Duplicates. Request ids are
+// the server's, so two records with one id are one call, whatever their
+// clocks say. tl must be sorted.
+func dropRedundantCalls(tl *timeline.Timeline) {
+	// Which inputs log calls with request ids, and how much they say.
+	richness := make([]int64, len(tl.Sources))
+	withIDs := make([]int64, len(tl.Sources))
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		if e.Layer != timeline.LayerCall || e.RequestID == timeline.NoSym {
+			continue
+		}
+		withIDs[e.Source]++
+		if e.TaskID != timeline.NoSym {
+			richness[e.Source] += 2
+		}
+		if e.Attempts > 0 {
+			richness[e.Source]++
+		}
+	}
+	var sources int
+	for _, n := range withIDs {
+		if n > 0 {
+			sources++
+		}
+	}
+	if sources < 2 {
+		return
+	}
+	// The richest input's record of each request id wins.
+	best := map[timeline.Sym]int{}
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		if e.Layer != timeline.LayerCall || e.RequestID == timeline.NoSym {
+			continue
+		}
+		if k, seen := best[e.RequestID]; !seen || richness[e.Source] > richness[tl.Events[k].Source] {
+			best[e.RequestID] = i
+		}
+	}
+	dups := make([]int64, len(tl.Sources))
+	kept := tl.Events[:0]
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		if e.Layer == timeline.LayerCall && e.RequestID != timeline.NoSym {
+			if k := best[e.RequestID]; k != i && tl.Events[k].Source != e.Source {
+				dups[e.Source]++
+				continue
+			}
+		}
+		kept = append(kept, *e)
+	}
+	tl.Events = kept
+	for i := range tl.Sources {
+		tl.Sources[i].Duplicates += dups[i]
+		tl.Sources[i].Events -= dups[i]
+	}
+}

@@ -88,10 +88,60 @@ func attemptsPerCall(j *joins, keep func(*callUnit) bool, httpAttempts int64) (f
 	return ratio(float64(httpAttempts), float64(calls)), false
 }
 
+// inferredHTTPSide counts the attempts of calls whose SDK log says how many
+// attempts each made, where no attempt is logged (an SDK logger that writes
+// one record per call). A call that ended ok after n attempts had n-1
+// failed ones, and a call that failed on a throttle had n throttled ones.
+// The failed attempts before a success are taken as throttles only where
+// every failed call failed on a throttle; otherwise there is no telling.
+func inferredHTTPSide(j *joins, keep func(*callUnit) bool) (HTTPSide, bool) {
+	var h HTTPSide
+	for i := range j.calls {
+		c := &j.calls[i]
+		if keep != nil && !keep(c) {
+			continue
+		}
+		if c.attempts <= 0 {
+			return HTTPSide{}, false
+		}
+		switch {
+		case c.outcome == timeline.OutcomeOK:
+			h.OK++
+			h.Throttled += int64(c.attempts - 1)
+		case c.outcome == timeline.OutcomeThrottled:
+			h.Throttled += int64(c.attempts)
+		default:
+			return HTTPSide{}, false
+		}
+		h.Attempts += int64(c.attempts)
+	}
+	h.ThrottleRate = ratio(float64(h.Throttled), float64(h.Attempts))
+	h.Inferred = inferredHTTPNote
+	return h, h.Attempts > 0
+}
+
+const inferredHTTPNote = "from the SDK's attempt count per call: no attempt is logged, and every failed call failed on a throttle, so the attempts before each last one are taken as throttles"
+
 func reconcile(j *joins) Reconciliation {
 	tl := j.tl
 	r := Reconciliation{HTTP: httpSide(tl, j.http, nil), App: appSide(j, nil), Method: j.attemptMethod,
 		AttemptsJoined: j.joinedAttempts(), ByClass: []ClassReconciliation{}}
+	inferHTTP := len(j.http) == 0 && j.callsFromLog
+	if inferHTTP {
+		if h, ok := inferredHTTPSide(j, nil); ok {
+			r.HTTP = h
+			// Each attempt is tied to its call by construction.
+			r.ThrottledRecovered = h.Throttled
+			for i := range j.calls {
+				if c := &j.calls[i]; c.outcome == timeline.OutcomeThrottled {
+					r.ThrottledRecovered -= int64(c.attempts)
+					r.ThrottledInFailedCalls += int64(c.attempts)
+				}
+			}
+		} else {
+			inferHTTP = false
+		}
+	}
 	r.AttemptsPerCall, _ = attemptsPerCall(j, nil, r.HTTP.Attempts)
 
 	// Split every throttled attempt by the fate of its call, as seen on the
@@ -142,6 +192,9 @@ func reconcile(j *joins) Reconciliation {
 		cl := cl
 		h := httpSide(tl, j.http, func(e *timeline.Event) bool { return e.Class == cl })
 		keep := func(c *callUnit) bool { return c.class == cl }
+		if inferHTTP {
+			h, _ = inferredHTTPSide(j, keep)
+		}
 		a := appSide(j, keep)
 		if h.Attempts == 0 && a.Calls == 0 {
 			continue
@@ -249,6 +302,9 @@ func explainReconcile(r *Reconciliation) []string {
 	} else if h.Attempts > 0 {
 		out = append(out, fmt.Sprintf("%s of %s HTTP %s throttled (%s); no calls could be identified.",
 			pct(h.ThrottleRate), count(h.Attempts), plural(h.Attempts, "attempt was", "attempts were"), count(h.Throttled)))
+	}
+	if h.Inferred != "" {
+		out = append(out, "The HTTP counts are inferred "+h.Inferred+".")
 	}
 	if h.Throttled > 0 {
 		parts := []string{

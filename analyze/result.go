@@ -103,6 +103,9 @@ type HTTPSide struct {
 	Retryable    int64   `json:"retryable_errors"`
 	NonRetryable int64   `json:"non_retryable_errors"`
 	ThrottleRate float64 `json:"throttle_rate"`
+	// Inferred says how the counts were inferred where no attempt was
+	// logged; absent when they were counted on the wire.
+	Inferred string `json:"inferred,omitempty"`
 }
 
 // AppSide counts what the application saw: one outcome per call.

@@ -804,13 +804,25 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 	return w
 }
 
-// lastWaveSucceeded reports whether the calls that started in the last wave
-// are known and none of them failed.
+// lastWaveSucceeded reports whether the calls are known and none failed
+// that started in the last wave, or, failing that, after it: a last wave of
+// a few calls may be too small to stand out of the background, and if none
+// of its calls failed the storm ended there all the same.
 func lastWaveSucceeded(j *joins, last Wave) bool {
 	from := last.Start.UnixNano()
 	if wholeSecondAttempts(j) {
 		from -= int64(time.Second)
 	}
+	if callsSucceededFrom(j, from) {
+		return true
+	}
+	after := last.Start.UnixNano() + int64(last.Width*1e9) + int64(time.Second)
+	return callsSucceededFrom(j, after)
+}
+
+// callsSucceededFrom reports whether batch calls (all calls, without a
+// batch class) started at or after from, and none of them failed.
+func callsSucceededFrom(j *joins, from int64) bool {
 	batch := false
 	for i := range j.calls {
 		if j.calls[i].class == timeline.ClassBatch {
