@@ -156,9 +156,22 @@ type prefixParser struct {
 	pre   *linePrefix
 }
 
-func newPrefixParser(p lineParser, pre *linePrefix) *prefixParser {
+// newPrefixParser wraps p; the result can be cloned for parallel reading
+// when p can.
+func newPrefixParser(p lineParser, pre *linePrefix) lineParser {
 	mp, _ := p.(multiParser)
-	return &prefixParser{inner: p, multi: mp, pre: pre}
+	pp := &prefixParser{inner: p, multi: mp, pre: pre}
+	if _, ok := p.(splitter); ok {
+		return &prefixSplitter{pp}
+	}
+	return pp
+}
+
+// prefixSplitter is a prefixParser whose lines are independent.
+type prefixSplitter struct{ *prefixParser }
+
+func (p *prefixSplitter) clone(strs *interner) lineParser {
+	return newPrefixParser(p.inner.(splitter).clone(strs), p.pre)
 }
 
 func (p *prefixParser) format() string { return p.inner.format() }

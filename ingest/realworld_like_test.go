@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -150,5 +152,36 @@ func TestForcedFormatBehindPrefix(t *testing.T) {
 	}
 	if s := tl.Sources[0]; s.Parsed != 2 || tl.Events[0].Status != 429 {
 		t.Errorf("%+v, events %+v", s, tl.Events)
+	}
+}
+
+// TestPrefixedLogInPieces reads a log behind a kubectl prefix in pieces at
+// once, as a large file is, and wants what reading it whole gives.
+func TestPrefixedLogInPieces(t *testing.T) {
+	defer func(n int64) { minPieceBytes = n }(minPieceBytes)
+	minPieceBytes = 256
+	var b strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&b, "2026-11-30T02:%02d:%02d.000000000Z 192.0.2.7 - - [30/Nov/2026:02:%02d:%02d +0000] \"POST /v1/chat/completions HTTP/1.1\" %d 61 \"-\" \"OpenAI/Python 1.52.0\" \"-\"\n",
+			i/60, i%60, i/60, i%60, 200+229*(i%2))
+	}
+	path := filepath.Join(t.TempDir(), "kubectl.log")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := ReadFile(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, parts, err := ReadFileParts(path, Options{}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range parts {
+		n += len(p.Events)
+	}
+	if src.Format != "nginx:main" || src.Parsed != 400 || len(src.Warnings) > 0 || n != len(whole.Events) || len(whole.Events) != 400 {
+		t.Errorf("in pieces %+v with %d events; whole %+v", src, n, whole.Sources[0])
 	}
 }
