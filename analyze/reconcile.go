@@ -271,8 +271,10 @@ func explainReconcile(r *Reconciliation) []string {
 	var out []string
 	h, a := r.HTTP, r.App
 	if h.Attempts > 0 && a.Calls > 0 {
+		// Compared as printed: rates that print alike are not said to differ.
 		link := "and"
-		switch {
+		switch ap, hp := pct(a.ErrorRate), pct(h.ThrottleRate); {
+		case ap == hp:
 		case a.ErrorRate < h.ThrottleRate:
 			link = "but only"
 		case a.ErrorRate > h.ThrottleRate:

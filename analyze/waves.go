@@ -1288,10 +1288,12 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 	// Waves truncate to the same second together, so the truncation errors
 	// of a whole-second sample do not average out: its median is the
 	// delay, its mean is biased.
-	if sdk.WholeSeconds {
+	// A fixed delay that a client runs late now and then keeps its median;
+	// the late few pull its mean off it.
+	if sdk.WholeSeconds || sdk.Fixed {
 		sdk.Mean = sdk.P50
 	}
-	if rq.WholeSeconds {
+	if rq.WholeSeconds || rq.Fixed {
 		rq.Mean = rq.P50
 	}
 	retry, retryKind := sdk, kindSDKDelay

@@ -1,0 +1,154 @@
+package stampede_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stampede/stampede"
+	"github.com/stampede/stampede/report"
+)
+
+// A finding that compares two numbers must say what the numbers say: an
+// ACF "below" a threshold it exceeds is a report that contradicts itself.
+// Every stated comparison in the terminal report is parsed back and checked,
+// on every recorded incident under every input mix.
+
+// statedComparison is a pattern of the report's and the check of the numbers
+// it captures.
+type statedComparison struct {
+	name  string
+	re    *regexp.Regexp
+	check func(m []string) error
+}
+
+func number(s string) float64 {
+	v, err := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
+}
+
+var statedComparisons = []statedComparison{
+	{name: "ACF above threshold", re: regexp.MustCompile(`ACF ([0-9.]+), above the shuffled-data threshold of ([0-9.]+)`),
+		check: func(m []string) error { return want(number(m[1]) > number(m[2]), "%s is not above %s", m[1], m[2]) }},
+	{name: "ACF not above threshold", re: regexp.MustCompile(`ACF ([0-9.]+), not above the shuffled-data threshold of ([0-9.]+)`),
+		check: func(m []string) error { return want(number(m[1]) <= number(m[2]), "%s is above %s", m[1], m[2]) }},
+	{name: "autocorrelation against percentile", re: regexp.MustCompile(`autocorrelation ([0-9.]+), (above|not above) the shuffled 99th percentile ([0-9.]+)`),
+		check: func(m []string) error {
+			above := number(m[1]) > number(m[3])
+			return want(above == (m[2] == "above"), "%s is said %q %s", m[1], m[2], m[3])
+		}},
+	{name: "significance of a period", re: regexp.MustCompile(`\(ACF ([0-9.]+), ([0-9.]+) x the shuffled-data threshold\)`),
+		check: func(m []string) error { return want(number(m[2]) > 1, "a period at %s x its threshold", m[2]) }},
+	{name: "bursts on the grid", re: regexp.MustCompile(`(\d+) of (\d+) bursts (?:sit )?on its grid`),
+		check: func(m []string) error { return want(number(m[1]) <= number(m[2]), "%s of %s", m[1], m[2]) }},
+	{name: "rates side by side", re: regexp.MustCompile(`([0-9.]+)% of ([0-9,]+) HTTP attempts? (?:was|were) throttled \(([0-9,]+)\), (but only|while|and) ([0-9.]+)% of ([0-9,]+) calls?.*? failed \(([0-9,]+)\)`),
+		check: func(m []string) error {
+			h, hn, ht := number(m[1]), number(m[2]), number(m[3])
+			a, an, af := number(m[5]), number(m[6]), number(m[7])
+			if err := want(math.Abs(100*ht/hn-h) < 0.06, "%s%% is not %s of %s", m[1], m[3], m[2]); err != nil {
+				return err
+			}
+			if err := want(math.Abs(100*af/an-a) < 0.06, "%s%% is not %s of %s", m[5], m[7], m[6]); err != nil {
+				return err
+			}
+			switch m[4] {
+			case "but only":
+				return want(a < h, "%s%% is said to be lower than %s%%", m[5], m[1])
+			case "while":
+				return want(a > h, "%s%% is said to be higher than %s%%", m[5], m[1])
+			}
+			return want(m[5] == m[1], "%s%% and %s%% joined by \"and\"", m[5], m[1])
+		}},
+	{name: "period split into delays", re: regexp.MustCompile(`period ([0-9.]+) s (=|≈) (requeue delay [^;]*)`),
+		check: func(m []string) error {
+			period := number(m[1])
+			// The split ends with its sentence, or where the next group's
+			// begins.
+			split := m[3]
+			for _, end := range []string{" and ", ".\n", "\n"} {
+				if k := strings.Index(split, end); k >= 0 {
+					split = split[:k]
+				}
+			}
+			terms := regexp.MustCompile(`(?:^|\+ )(?:(\d+) x )?[a-zA-Z -]*?([0-9.]+) s`).FindAllStringSubmatch(split, -1)
+			var sum float64
+			for _, t := range terms {
+				k := 1.0
+				if t[1] != "" {
+					k = number(t[1])
+				}
+				sum += k * number(t[2])
+			}
+			tol := 0.005
+			if m[2] == "≈" {
+				tol = 0.03
+			}
+			return want(math.Abs(sum-period) <= tol*period+0.01, "the terms add up to %.3f s, not %s s", sum, m[1])
+		}},
+}
+
+func want(ok bool, format string, a ...any) error {
+	if ok {
+		return nil
+	}
+	return fmt.Errorf(format, a...)
+}
+
+func TestFindingsAgreeWithNumbers(t *testing.T) {
+	truths, _ := filepath.Glob("testdata/recorded/*/truth.json")
+	sort.Strings(truths)
+	seen := map[string]int{}
+	for _, tp := range truths {
+		dir := filepath.Dir(tp)
+		for _, mix := range inputMixes {
+			var files []string
+			for _, f := range mix.files {
+				if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+					files = append(files, filepath.Join(dir, f))
+				}
+			}
+			if len(files) != len(mix.files) {
+				continue
+			}
+			t.Run(filepath.Base(dir)+"/"+mix.name, func(t *testing.T) {
+				res, err := stampede.Analyze(context.Background(), stampede.Config{Inputs: files, Seed: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var b bytes.Buffer
+				if err := report.Render(&b, res, report.FormatTable); err != nil {
+					t.Fatal(err)
+				}
+				// Table cells wrap long text; the sentences are checked as
+				// the findings hold them, the facts as rendered.
+				text := strings.Join(res.Findings, "\n") + "\n" + strings.Join(res.Reconcile.Explanation, "\n") + "\n" + b.String()
+				for _, c := range statedComparisons {
+					for _, m := range c.re.FindAllStringSubmatch(text, -1) {
+						seen[c.name]++
+						if err := c.check(m); err != nil {
+							t.Errorf("%s: %q: %v", c.name, m[0], err)
+						}
+					}
+				}
+			})
+		}
+	}
+	// A pattern that never matches checks nothing: the report's wording
+	// moved away from it.
+	for _, c := range statedComparisons {
+		if seen[c.name] == 0 {
+			t.Errorf("no report states %q: the pattern no longer matches the wording", c.name)
+		}
+	}
+}
