@@ -3,6 +3,8 @@ package analyze
 import (
 	"math"
 	"testing"
+
+	"github.com/stampede/stampede/timeline"
 )
 
 func TestRefinePeriodSegments(t *testing.T) {
@@ -48,4 +50,50 @@ func TestTaskPrefix(t *testing.T) {
 			t.Errorf("taskPrefix(%q) = %q, want %q", tt.id, got, tt.want)
 		}
 	}
+}
+
+func TestConcurrencyLimit(t *testing.T) {
+	// calls builds n batch calls each holding a slot for hold seconds,
+	// started so that at most limit are in flight (limit 0: all at once).
+	calls := func(n, limit int, hold float64) *joins {
+		j := &joins{}
+		for i := 0; i < n; i++ {
+			start := 0.0
+			if limit > 0 {
+				start = float64(i/limit) * hold
+			}
+			j.calls = append(j.calls, callUnit{start: int64(start * 1e9), end: int64((start + hold) * 1e9), class: timeline.ClassBatch, group: -1})
+		}
+		return j
+	}
+	tests := []struct {
+		name string
+		j    *joins
+		want int
+	}{
+		{name: "20 slots turning over", j: calls(400, 20, 4), want: 20},
+		// One burst and then nothing: the most in flight is reached once.
+		{name: "one burst", j: burstThenTrickle(), want: 0},
+		{name: "too few calls", j: calls(5, 2, 4), want: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := concurrencyLimit(tt.j); got != tt.want {
+				t.Errorf("concurrencyLimit = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// burstThenTrickle is 300 calls at once for 1 s, then one call a second
+// for five minutes.
+func burstThenTrickle() *joins {
+	j := &joins{}
+	for i := 0; i < 300; i++ {
+		j.calls = append(j.calls, callUnit{start: 0, end: 1e9, class: timeline.ClassBatch, group: -1})
+	}
+	for s := 2; s < 300; s++ {
+		j.calls = append(j.calls, callUnit{start: int64(s) * 1e9, end: int64(s)*1e9 + 2e8, class: timeline.ClassBatch, group: -1})
+	}
+	return j
 }

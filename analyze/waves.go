@@ -1163,6 +1163,9 @@ const (
 	kindRetryAfter = "retry-after"
 	kindSDKDelay   = "sdk retry delay"
 	kindRequeue    = "requeue delay"
+	// kindSlotTurnover is a failed call's time under a limit on calls in
+	// flight: the slots free in step.
+	kindSlotTurnover = "slot turnover"
 )
 
 // measureDelays measures the retry-after values the server sent, the SDK's
@@ -1360,7 +1363,7 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 		try(fit{a, true, pred + float64(a)*dur})
 	}
 	if bestErr > periodTolerance {
-		return []FixedDelay{}
+		return slotTurnover(j, period)
 	}
 	var out []FixedDelay
 	var parts []string
@@ -1493,4 +1496,92 @@ func maxFailedCallAttempts(j *joins) int {
 		}
 	}
 	return min(m, 10)
+}
+
+// concurrencyLimit is the most batch calls in flight at once, where they sat
+// at that many for at least half the time between the first batch call and
+// the last: a job runner with a limit on calls in flight. 0 otherwise.
+func concurrencyLimit(j *joins) int {
+	type edge struct {
+		at    int64
+		delta int
+	}
+	var edges []edge
+	for i := range j.calls {
+		c := &j.calls[i]
+		if c.class != timeline.ClassBatch || c.end <= c.start {
+			continue
+		}
+		edges = append(edges, edge{c.start, 1}, edge{c.end, -1})
+	}
+	if len(edges) < 2*minGroupTasks {
+		return 0
+	}
+	sort.Slice(edges, func(a, b int) bool {
+		if edges[a].at != edges[b].at {
+			return edges[a].at < edges[b].at
+		}
+		return edges[a].delta < edges[b].delta // an end frees its slot first
+	})
+	inFlight, most := 0, 0
+	for _, e := range edges {
+		inFlight += e.delta
+		most = max(most, inFlight)
+	}
+	var atMost int64
+	inFlight = 0
+	for k, e := range edges {
+		inFlight += e.delta
+		// Within a few calls of the most: a freed slot is taken again a
+		// moment later.
+		if k+1 < len(edges) && most >= 2 && inFlight >= most-max(1, most/10) {
+			atMost += edges[k+1].at - e.at
+		}
+	}
+	span := edges[len(edges)-1].at - edges[0].at
+	if most < 2 || span <= 0 || 2*atMost < span {
+		return 0
+	}
+	return most
+}
+
+// slotTurnover explains a period that no sum of delays makes, under a limit
+// on calls in flight: the slots free when the calls in them end, so new
+// calls start in step every failed call's time.
+func slotTurnover(j *joins, period float64) []FixedDelay {
+	limit := concurrencyLimit(j)
+	maxA := maxFailedCallAttempts(j)
+	if limit == 0 {
+		return []FixedDelay{}
+	}
+	span, sigma, n, ok := failedCallSpan(j, maxA)
+	if !ok {
+		// Without a floor the median failed call still says how long a
+		// slot is held.
+		var d []float64
+		for i := range j.calls {
+			if c := &j.calls[i]; c.failed() && c.class == timeline.ClassBatch && c.end > c.start {
+				d = append(d, seconds(c.end-c.start))
+			}
+		}
+		if len(d) < 3 {
+			return []FixedDelay{}
+		}
+		span = percentile(d, 0.5)
+		_, sigma = meanSigma(d)
+		n = len(d)
+	}
+	// The slots may free in k staggered cohorts, each in step.
+	k := int(math.Round(span / period))
+	if k < 1 || k > 4 || math.Abs(span/float64(k)-period)/period > periodTolerance {
+		return []FixedDelay{}
+	}
+	fd := FixedDelay{Layer: "job runner", Kind: kindSlotTurnover, Delay: span, Sigma: sigma, Times: 1}
+	cohorts := ""
+	if k > 1 {
+		cohorts = fmt.Sprintf(", in %d staggered cohorts", k)
+	}
+	fd.Text = fmt.Sprintf("period %s ≈ the time a failed call holds one of %d concurrency slots, %s ± %s over %d attempts (%s calls)%s: calls start in step as the slots free, so the waves are the limit's, not a requeue delay's",
+		secs(period), limit, secs(span), secs(sigma), maxA, count(int64(n)), cohorts)
+	return []FixedDelay{fd}
 }
