@@ -136,7 +136,14 @@ type recordedCheck struct {
 
 // knownMisses are checks that fail today, each with the reason. The test
 // fails when one of them starts to pass, so the list cannot go stale.
-var knownMisses = map[string]string{}
+var knownMisses = map[string]string{
+	// botocore's standard mode logs no status, and writes "Max attempts of
+	// 3 reached." whether the last attempt succeeded or failed; without
+	// the application's ClientError beside it, those attempts stay unknown
+	// (a warning says how many).
+	"boto-standard-fixed10/sdk/throttled":           "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	"boto-standard-fixed10/sdk/recovered throttles": "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+}
 
 func TestRecordedTraces(t *testing.T) {
 	truths, err := filepath.Glob("testdata/recorded/*/truth.json")
@@ -263,6 +270,12 @@ func recordedChecks(truth *recordedTruth, mix inputMix, res *analyze.Result) []r
 	case "no":
 		// Jittered away: no period a fixed delay could explain.
 		add("no period", !w.Periodic || w.Period < 5 || w.Period > 60, periodText(w), "none")
+	}
+	if mix.wholeSeconds && w.Periodic {
+		// Whole-second stamps make a comb at 1 s; a period of a few whole
+		// seconds from them is the clock's, not the clients'.
+		artefact := w.Period < 3.5 && math.Abs(w.Period-math.Round(w.Period)) < 0.05
+		add("no whole-second period", !artefact, periodText(w), "not a multiple of 1 s under 3.5 s")
 	}
 	if len(truth.PerRunner) > 0 && mix.tasks {
 		// Each runner's period, from the group of tasks its requeue delay

@@ -157,11 +157,13 @@ func findings(r *Result) []string {
 			secs(w.Period), num(w.ACF), num(w.Significance)))
 	case w.BestLag > 0 && w.ACF > w.Threshold:
 		// The repeat is significant, but the bursts do not keep to it.
+		acf, thr := numPair(w.ACF, w.Threshold)
 		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, but only %d of %s sit on its grid (%d, and half of them, are needed).",
-			secs(w.BestLag), num(w.ACF), num(w.Threshold), w.OnGrid, burstCount(len(w.Waves)), w.MinRepeats))
+			secs(w.BestLag), acf, thr, w.OnGrid, burstCount(len(w.Waves)), w.MinRepeats))
 	case w.BestLag > 0:
+		acf, thr := numPair(w.ACF, w.Threshold)
 		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, not above the shuffled-data threshold of %s, %s.",
-			secs(w.BestLag), num(w.ACF), num(w.Threshold), overBursts(len(w.Waves))))
+			secs(w.BestLag), acf, thr, overBursts(len(w.Waves))))
 	case w.Bins > 0 && float64(w.Bins)*w.BinWidth < 2*w.MinLag:
 		out = append(out, fmt.Sprintf("No periodic waves: %s span only %s, too short to hold a repeat of at least %s.",
 			w.Series, secs(float64(w.Bins)*w.BinWidth), secs(w.MinLag)))

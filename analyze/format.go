@@ -49,6 +49,19 @@ func secs(s float64) string {
 // num renders a ratio with two decimals.
 func num(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }
 
+// numPair formats two numbers a sentence compares with as few decimals,
+// from two, as tell them apart, so that "above" never stands between two
+// equal-looking numbers.
+func numPair(a, b float64) (string, string) {
+	for d := 2; d < 6; d++ {
+		x, y := strconv.FormatFloat(a, 'f', d, 64), strconv.FormatFloat(b, 'f', d, 64)
+		if x != y || a == b {
+			return x, y
+		}
+	}
+	return strconv.FormatFloat(a, 'g', -1, 64), strconv.FormatFloat(b, 'g', -1, 64)
+}
+
 // plural picks the noun form for n: plural(1, "call", "calls") = "call".
 func plural(n int64, one, many string) string {
 	if n == 1 {

@@ -654,6 +654,12 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 	}
 	// A bin width too fine for the span would need more than maxBins bins.
 	bw = max(bw, minBinWidth(s.times))
+	if !strings.Contains(s.name, "SDK log") && wholeSecondAttempts(j) {
+		// Starts derived from whole-second completion stamps (less the
+		// request time) keep the second's grid: finer bins would find it
+		// as a 1 or 2 s period.
+		bw = max(bw, int64(time.Second))
+	}
 	b := binSeries(s.times, bw)
 	w.BinWidth = seconds(bw)
 	w.Bins = len(b.counts)

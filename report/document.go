@@ -318,7 +318,11 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 				if len(w.Waves) > 0 {
 					grid = fmt.Sprintf("; %d of %d bursts on its grid", w.OnGrid, len(w.Waves))
 				}
-				candidate += fmt.Sprintf(" (autocorrelation %s, %s the shuffled 99th percentile %s%s)", fixed(w.ACF, 2), side, fixed(w.Threshold, 2), grid)
+				acf, thr := fixed(w.ACF, 2), fixed(w.Threshold, 2)
+				for d := 3; acf == thr && w.ACF != w.Threshold && d < 6; d++ {
+					acf, thr = fixed(w.ACF, d), fixed(w.Threshold, d)
+				}
+				candidate += fmt.Sprintf(" (autocorrelation %s, %s the shuffled 99th percentile %s%s)", acf, side, thr, grid)
 			}
 			facts = append(facts, fact{"strongest candidate repeat", candidate})
 		}
