@@ -122,7 +122,7 @@ func TestFindingsAgreeWithNumbers(t *testing.T) {
 				continue
 			}
 			t.Run(filepath.Base(dir)+"/"+mix.name, func(t *testing.T) {
-				res, err := stampede.Analyze(context.Background(), stampede.Config{Inputs: files, Seed: 1})
+				res, err := stampede.Analyze(context.Background(), stampede.Config{Inputs: files, Seed: 1, LogFormat: mix.logFormat})
 				if err != nil {
 					t.Fatal(err)
 				}

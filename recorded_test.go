@@ -113,6 +113,8 @@ type inputMix struct {
 	// debugHasRetryAfter: the SDK debug log holds the header (not every
 	// SDK's logger writes response headers); set from the file itself.
 	debugHasRetryAfter bool
+	// logFormat is the nginx log_format the user would pass.
+	logFormat string
 	// tasks: the mix names the task of each call or attempt, so the job
 	// runner's requeue delay, and with it the period's split, can be seen.
 	tasks bool
@@ -125,7 +127,13 @@ var inputMixes = []inputMix{
 	{name: "access+calls+sdk", files: []string{"access.log.gz", "calls.jsonl.gz", "sdk_debug.log.gz"}, http: true, calls: true, debug: true, tasks: true},
 	{name: "sdk", files: []string{"sdk_debug.log.gz"}, http: true, debug: true},
 	{name: "calls", files: []string{"calls.jsonl.gz"}, calls: true, tasks: true},
+	// $msec with $request_time: sub-second starts, given as the user's
+	// nginx log_format.
+	{name: "msec", files: []string{"access_msec.log.gz"}, http: true, tasks: true, logFormat: msecLogFormat},
 }
+
+// msecLogFormat is the recording proxy's log_format of access_msec.log.
+const msecLogFormat = `$msec $remote_addr "$request" $status $body_bytes_sent rt=$request_time urt=$upstream_response_time "$http_user_agent" retry="$http_x_stainless_retry_count" task="$http_x_task_id"`
 
 // recordedCheck is one comparison of stampede against the truth.
 type recordedCheck struct {
@@ -179,7 +187,7 @@ func TestRecordedTraces(t *testing.T) {
 				mix.debugHasRetryAfter = gzipContains(t, filepath.Join(dir, "sdk_debug.log.gz"), "retry-after")
 			}
 			t.Run(scenario+"/"+mix.name, func(t *testing.T) {
-				res, err := stampede.Analyze(context.Background(), stampede.Config{Inputs: files, Seed: 1})
+				res, err := stampede.Analyze(context.Background(), stampede.Config{Inputs: files, Seed: 1, LogFormat: mix.logFormat})
 				if err != nil {
 					t.Fatalf("Analyze: %v", err)
 				}

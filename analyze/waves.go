@@ -1152,7 +1152,16 @@ func isFixed(ds DelayStats, coarse bool) bool {
 	if coarse {
 		return ds.Mean >= 4 && ds.Sigma <= math.Max(0.02*ds.Mean, 0.55)
 	}
-	return ds.Sigma <= math.Max(0.02*ds.Mean, 0.002) || (tightFloor(ds.P10, ds.P50) && ds.P90-ds.P50 <= 0.15*ds.P50)
+	return ds.Sigma <= math.Max(0.02*ds.Mean, 0.002) || (tightFloor(ds.P10, ds.P50) && ds.P90-ds.P50 <= 0.15*ds.P50) ||
+		lateTail(ds)
+}
+
+// lateTail: a fixed delay that a busy client runs late by a fraction of it
+// has its gaps skewed above the delay, with a lower half at most half as
+// wide as the upper; jitter, uniform or full, spreads both halves alike.
+func lateTail(ds DelayStats) bool {
+	lower, upper := ds.P50-ds.P10, ds.P90-ds.P50
+	return ds.P50 > 0 && lower <= 0.05*ds.P50 && lower <= 0.5*upper && upper <= 0.25*ds.P50
 }
 
 // tightFloor: a client that waits a fixed delay is only ever late, by how
