@@ -210,12 +210,12 @@ func TestRecordedTraces(t *testing.T) {
 					}
 					row = append(row, fmt.Sprintf("%s %s=%s (truth %s)", mark, c.name, c.got, c.truth))
 				}
-				table = append(table, fmt.Sprintf("| %s | %s | %s |", scenario, mix.name, strings.Join(row, "; ")))
+				table = append(table, fmt.Sprintf("| %s | %s | reported %s | %s |", scenario, mix.name, periodText(res.Waves), strings.Join(row, "; ")))
 			})
 		}
 	}
 	if *recordedTable {
-		fmt.Println("| scenario | inputs | checks |\n|---|---|---|")
+		fmt.Println("| scenario | inputs | period | checks |\n|---|---|---|---|")
 		fmt.Println(strings.Join(table, "\n"))
 	}
 }
