@@ -3,12 +3,13 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/stampede/stampede/analyze"
+	"github.com/stampede/stampede/internal/safefile"
 )
 
 // WriteFile renders r in format f to path. A Markdown report also gets its
@@ -52,22 +53,11 @@ func WriteFile(path string, r *analyze.Result, f Format, opts Options) error {
 	return writeAtomic(path, buf.Bytes())
 }
 
+// writeAtomic writes a report or chart file whole or not at all, through to
+// a device or FIFO given as the output (internal/safefile).
 func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
+	return safefile.Write(path, 0o666, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	// CreateTemp makes the file private; a report is meant to be shared.
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	})
 }

@@ -30,6 +30,8 @@ import (
 	"github.com/apache/arrow/go/v17/parquet/compress"
 	"github.com/apache/arrow/go/v17/parquet/file"
 	"github.com/apache/arrow/go/v17/parquet/pqarrow"
+
+	"github.com/stampede/stampede/internal/safefile"
 )
 
 // FileVersion is written to the "stampede.timeline_version" schema metadata
@@ -347,29 +349,7 @@ func WriteFile(path string, t *Timeline) (err error) {
 	default:
 		return fmt.Errorf("write %s: unknown timeline extension %q (want .arrow, .ipc, .feather or .parquet)", path, filepath.Ext(path))
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := write(tmp, t); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := safefile.Write(path, 0o666, func(w io.Writer) error { return write(w, t) }); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

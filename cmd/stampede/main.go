@@ -21,6 +21,7 @@ import (
 
 	"github.com/stampede/stampede"
 	"github.com/stampede/stampede/analyze"
+	"github.com/stampede/stampede/internal/safefile"
 	"github.com/stampede/stampede/report"
 	"github.com/stampede/stampede/simulate"
 	"github.com/stampede/stampede/timeline"
@@ -204,6 +205,9 @@ func newAnalyzeCmd() *cobra.Command {
 				o.whatIfFlags.apply(&cfg)
 			}
 			defer attachProgress(&cfg, cmd.ErrOrStderr())()
+			if o.output == "-" {
+				o.output = "" // standard output, as for the inputs
+			}
 			if err := checkOutput(o.output, args); err != nil {
 				return err
 			}
@@ -386,6 +390,19 @@ func checkOutput(output string, inputs []string) error {
 			return fmt.Errorf("output %s is also an input; refusing to overwrite it", output)
 		}
 	}
+	switch {
+	case statErr == nil && outInfo.IsDir():
+		return fmt.Errorf("output %s is a directory", output)
+	case statErr == nil && !outInfo.Mode().IsRegular():
+		// A device or FIFO is written through, not replaced: nothing is
+		// created beside it.
+		return nil
+	}
+	// A symlink's target is what gets replaced, so its directory is the
+	// one that must take a new file.
+	if target, err := filepath.EvalSymlinks(output); err == nil {
+		abs = target
+	}
 	dir := filepath.Dir(abs)
 	probe, err := os.CreateTemp(dir, ".stampede-probe-*")
 	if err != nil {
@@ -395,23 +412,12 @@ func checkOutput(output string, inputs []string) error {
 	return os.Remove(probe.Name())
 }
 
-// writeOutput renders to stdout, or to a temporary file renamed into place
-// only when rendering succeeded, so an interrupted run leaves no partial file.
+// writeOutput renders to stdout, or to the output file only when rendering
+// succeeded, so an interrupted run leaves no partial file; a device or FIFO
+// given as the output is written through, never replaced.
 func writeOutput(output string, stdout io.Writer, render func(io.Writer) error) error {
 	if output == "" {
 		return render(stdout)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(output), "."+filepath.Base(output)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := render(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), output)
+	return safefile.Write(output, 0o666, render)
 }

@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stampede/stampede/analyze"
@@ -168,4 +171,110 @@ func TestSimulateWritesAnIncident(t *testing.T) {
 			t.Errorf("%s not written: %v", name, err)
 		}
 	}
+}
+
+// TestOutputNotRegular: -o given a device, a FIFO or a symlink writes
+// through it and leaves it what it was; -o - is standard output.
+func TestOutputNotRegular(t *testing.T) {
+	incident := filepath.Join("..", "..", "testdata", "seed-incident")
+	tests := []struct {
+		name string
+		// setup makes the output and returns its path and a check of what
+		// is left afterwards.
+		setup func(t *testing.T, dir string) (string, func(t *testing.T))
+	}{
+		{name: "character device", setup: func(t *testing.T, dir string) (string, func(t *testing.T)) {
+			p := filepath.Join(dir, "null")
+			if err := syscall.Mknod(p, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
+				t.Skipf("mknod: %v (needs root)", err)
+			}
+			return p, func(t *testing.T) {
+				if fi, err := os.Lstat(p); err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
+					t.Errorf("the device is now %v (%v)", fi.Mode(), err)
+				}
+			}
+		}},
+		{name: "FIFO", setup: func(t *testing.T, dir string) (string, func(t *testing.T)) {
+			p := filepath.Join(dir, "fifo")
+			if err := syscall.Mkfifo(p, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			// Both ends opened here without blocking: the read end so the
+			// report can be written, a spare write end so the reader sees
+			// no end of file before the run opens its own. Closing the
+			// spare afterwards ends the read even if the run wrote elsewhere.
+			r, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spare, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make(chan []byte, 1)
+			go func() {
+				b, _ := io.ReadAll(r)
+				r.Close()
+				got <- b
+			}()
+			return p, func(t *testing.T) {
+				spare.Close()
+				if fi, err := os.Lstat(p); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+					t.Errorf("the FIFO is now %v (%v)", fi.Mode(), err)
+					return
+				}
+				if b := <-got; !json.Valid(b) {
+					t.Errorf("the FIFO's reader got %d bytes of invalid JSON", len(b))
+				}
+			}
+		}},
+		{name: "symlink", setup: func(t *testing.T, dir string) (string, func(t *testing.T)) {
+			target := filepath.Join(dir, "report.json")
+			p := filepath.Join(dir, "link.json")
+			if err := os.Symlink("report.json", p); err != nil {
+				t.Fatal(err)
+			}
+			return p, func(t *testing.T) {
+				if fi, err := os.Lstat(p); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+					t.Errorf("the link is now %v (%v)", fi.Mode(), err)
+				}
+				if b, err := os.ReadFile(target); err != nil || !json.Valid(b) {
+					t.Errorf("the link's target: %v", err)
+				}
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, check := tt.setup(t, t.TempDir())
+			if _, _, err := run(t, "analyze", incident, "--format", "json", "-o", out); err != nil {
+				t.Fatal(err)
+			}
+			check(t)
+		})
+	}
+	t.Run("-o -", func(t *testing.T) {
+		abs := mustAbs(t, incident)
+		dir := t.TempDir()
+		t.Chdir(dir)
+		stdout, _, err := run(t, "analyze", abs, "--format", "json", "-o", "-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !json.Valid([]byte(stdout)) {
+			t.Errorf("standard output holds no JSON report")
+		}
+		if _, err := os.Stat(filepath.Join(dir, "-")); err == nil {
+			t.Errorf("-o - wrote a file named -")
+		}
+	})
+}
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
