@@ -186,10 +186,19 @@ func clients(tl *timeline.Timeline) []Client {
 		if !ok {
 			sdk, ver := identifyClient(e.Client.String())
 			if sdk == "" {
-				sdk = "unknown"
+				// Not an SDK: told apart by its product (curl, Wget,
+				// python-requests), so one tool's label is not another's.
+				sdk, ver = "unknown", productOf(e.Client.String())
 			}
 			k = key{sdk, ver}
-			seen[e.Client] = k
+			if _, known := byKey[k]; !known && len(byKey) >= maxClientRows {
+				// A log with a distinct User-Agent per line must not grow
+				// the table with it.
+				k = key{otherClients, ""}
+			}
+			if len(seen) < 1<<16 {
+				seen[e.Client] = k
+			}
 		}
 		if int(e.Source) < len(counted) && !counted[e.Source] {
 			if mode, ok := strings.CutPrefix(k.sdk, "botocore "); ok {
@@ -200,6 +209,12 @@ func clients(tl *timeline.Timeline) []Client {
 		c := byKey[k]
 		if c == nil {
 			c = &Client{UserAgent: e.Client.String(), SDK: k.sdk, Version: k.ver}
+			switch k.sdk {
+			case otherClients:
+				c.UserAgent = ""
+			case "unknown":
+				c.Version = "" // the key's product, not a version
+			}
 			byKey[k] = c
 			maxes[k] = map[int32]int64{}
 		}
@@ -218,15 +233,60 @@ func clients(tl *timeline.Timeline) []Client {
 			c.SDK, modeFrom = botocoreMode(modes, maxes[k])
 		}
 		describeClient(c)
+		if c.SDK == otherClients {
+			c.Policy = fmt.Sprintf("User-Agents past the first %d distinct clients", maxClientRows)
+		}
 		if modeFrom != "" {
 			c.Policy += " (retry mode " + modeFrom + ")"
 		}
 		out = append(out, *c)
 	}
 	slices.SortFunc(out, func(a, b Client) int {
-		return cmp.Or(cmp.Compare(b.Attempts, a.Attempts), cmp.Compare(a.SDK, b.SDK), cmp.Compare(a.Version, b.Version))
+		// The row for the rest goes last, whatever its count.
+		return cmp.Or(cmp.Compare(boolRank(a.SDK == otherClients), boolRank(b.SDK == otherClients)),
+			cmp.Compare(b.Attempts, a.Attempts), cmp.Compare(a.SDK, b.SDK), cmp.Compare(a.Version, b.Version))
 	})
-	return out
+	return foldClients(out, maxClientsShown)
+}
+
+// maxClientRows bounds the distinct clients counted; later ones count in
+// the "other" row. maxClientsShown bounds the rows a report shows.
+const (
+	maxClientRows   = 1024
+	maxClientsShown = 20
+	otherClients    = "other clients"
+)
+
+// foldClients keeps the n busiest rows and adds the rest into one row.
+func foldClients(rows []Client, n int) []Client {
+	if len(rows) <= n {
+		return rows
+	}
+	other := Client{SDK: otherClients}
+	for _, c := range rows[n-1:] {
+		other.Attempts += c.Attempts
+		other.Throttled += c.Throttled
+	}
+	other.Policy = fmt.Sprintf("%d more clients, each with fewer attempts than those above, and any past the first %d", len(rows)-n+1, maxClientRows)
+	return append(rows[:n-1:n-1], other)
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// productOf is a User-Agent's first product token without its version:
+// "curl/8.0" → "curl", "Mozilla/5.0 (…)" → "Mozilla".
+func productOf(ua string) string {
+	f, _, _ := strings.Cut(strings.TrimSpace(ua), " ")
+	name, _, _ := strings.Cut(f, "/")
+	if len(name) > 64 {
+		name = name[:64]
+	}
+	return name
 }
 
 // botocoreMode names the retry mode of a botocore client whose User-Agent

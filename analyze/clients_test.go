@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -115,4 +116,61 @@ func TestClientsBotocoreMode(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestClientsBounded(t *testing.T) {
+	http := func(ua string, n int) []timeline.Event {
+		var out []timeline.Event
+		for i := 0; i < n; i++ {
+			out = append(out, timeline.Event{Layer: timeline.LayerHTTP, Client: timeline.Intern(ua), Outcome: timeline.OutcomeOK})
+		}
+		return out
+	}
+	manyVersions := func(n int) []timeline.Event {
+		var out []timeline.Event
+		for i := 0; i < n; i++ {
+			out = append(out, http(fmt.Sprintf("OpenAI/Python 1.%d.0", i), 1)...)
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		ev   []timeline.Event
+		// want is the rows' User-Agent (or SDK for the folded row) and
+		// attempts, busiest first.
+		want []string
+	}{
+		{name: "tools that are not SDKs keep their own rows",
+			ev:   append(append(http("curl/8.0", 100), http("Wget/1.21", 50)...), http("python-requests/2.31", 20)...),
+			want: []string{"curl/8.0 100", "Wget/1.21 50", "python-requests/2.31 20"}},
+		{name: "a distinct version per line is folded",
+			ev:   manyVersions(5000),
+			want: append(repeat("OpenAI/Python 1.", 19), "other clients 4981")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := clients(&timeline.Timeline{Events: tt.ev, Sources: []timeline.Source{{Path: "a.log"}}})
+			if len(got) != len(tt.want) {
+				t.Fatalf("%d rows, want %d: %+v", len(got), len(tt.want), got)
+			}
+			for i, c := range got {
+				label := c.UserAgent
+				if label == "" {
+					label = c.SDK
+				}
+				row := fmt.Sprintf("%s %d", label, c.Attempts)
+				if !strings.HasPrefix(row, tt.want[i]) {
+					t.Errorf("row %d = %q, want %q", i, row, tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+func repeat(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
 }
