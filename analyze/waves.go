@@ -173,6 +173,14 @@ func minBinWidth(times []int64) int64 {
 	return int64(span/maxBins + 1)
 }
 
+// binReason says why the bin width had to be coarser than asked.
+func binReason(times []int64, bw int64) string {
+	if bw == minBinWidth(times) {
+		return fmt.Sprintf("the span needs at most %d bins", maxBins)
+	}
+	return "the attempts are stamped to the whole second"
+}
+
 // binned is the series as counts per bin from t0.
 type binned struct {
 	t0, width int64
@@ -659,6 +667,9 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		// request time) keep the second's grid: finer bins would find it
 		// as a 1 or 2 s period.
 		bw = max(bw, int64(time.Second))
+	}
+	if opt.BinWidth > 0 && bw != int64(opt.BinWidth) {
+		j.warnf("bin width %s asked, %s used: %s", opt.BinWidth, time.Duration(bw), binReason(s.times, bw))
 	}
 	b := binSeries(s.times, bw)
 	w.BinWidth = seconds(bw)

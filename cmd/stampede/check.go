@@ -162,6 +162,9 @@ Exit status:
 				return err
 			}
 			cfg := o.inputs.config(args)
+			if err := o.analysisFlags.validate(); err != nil {
+				return err
+			}
 			o.analysisFlags.apply(&cfg)
 			defer attachProgress(&cfg, cmd.ErrOrStderr())()
 			var res *analyze.Result

@@ -156,6 +156,16 @@ func (a *analysisFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&a.align, "align", false, "shift each log by its estimated clock offset from the access log before analysing")
 }
 
+func (a *analysisFlags) validate() error {
+	switch {
+	case a.bin < 0:
+		return fmt.Errorf("--bin %s: a bin width must be positive (0, the default, is automatic)", a.bin)
+	case a.bin > 0 && a.bin < time.Millisecond:
+		return fmt.Errorf("--bin %s: finer than the millisecond no log stamps", a.bin)
+	}
+	return nil
+}
+
 func (a *analysisFlags) apply(cfg *stampede.Config) {
 	cfg.BinWidth = a.bin
 	cfg.Seed = a.seed
@@ -197,6 +207,9 @@ func newAnalyzeCmd() *cobra.Command {
 				return err
 			}
 			cfg := o.inputs.config(args)
+			if err := o.analysisFlags.validate(); err != nil {
+				return err
+			}
 			o.analysisFlags.apply(&cfg)
 			if o.whatIf {
 				if err := o.whatIfFlags.validate(); err != nil {

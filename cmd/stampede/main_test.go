@@ -278,3 +278,22 @@ func mustAbs(t *testing.T, p string) string {
 	}
 	return a
 }
+
+func TestBinFlag(t *testing.T) {
+	incident := filepath.Join("..", "..", "testdata", "seed-incident")
+	for _, tt := range []struct {
+		bin, wantErr string
+	}{
+		{"-1s", "must be positive"},
+		{"1ns", "finer than the millisecond"},
+		{"1s", ""},
+	} {
+		_, _, err := run(t, "analyze", incident, "--format", "json", "--bin", tt.bin)
+		switch {
+		case tt.wantErr == "" && err != nil:
+			t.Errorf("--bin %s: %v", tt.bin, err)
+		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+			t.Errorf("--bin %s: error %v, want one saying %q", tt.bin, err, tt.wantErr)
+		}
+	}
+}
