@@ -18,6 +18,7 @@ package gate
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -97,6 +98,9 @@ func Parse(expr string) (Rule, error) {
 		return rule, fmt.Errorf("rule %q: '!' applies only to a yes/no metric standing alone, e.g. '!periodic'", expr)
 	}
 	op, rest := cutOp(rest)
+	if op == OpNone && strings.HasPrefix(rest, "=") {
+		return rule, fmt.Errorf("rule %q: '=' is not a comparison; write '==' to fail on equality", expr)
+	}
 	if op == OpNone {
 		return rule, fmt.Errorf("rule %q: expected a comparison (>, >=, <, <=, ==, !=) after %s, found %q", expr, m.Name, rest)
 	}
@@ -113,12 +117,24 @@ func Parse(expr string) (Rule, error) {
 		}
 	}
 	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || num == "" {
-		return rule, fmt.Errorf("rule %q: expected a number after %s, found %q", expr, op, strings.TrimSpace(rest))
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || !plainNumber.MatchString(num) {
+		return rule, fmt.Errorf("rule %q: expected a number after %s (decimal, as 4 or 0.05), found %q", expr, op, strings.TrimSpace(rest))
+	}
+	if v == 0 && strings.Trim(strings.SplitN(strings.ToLower(num), "e", 2)[0], "+-0.") != "" {
+		return rule, fmt.Errorf("rule %q: %s is too small to tell from 0", expr, num)
 	}
 	rule.Threshold = v * scale
+	if m.Fraction && (rule.Threshold < 0 || rule.Threshold > 1) {
+		// A rate lies in [0, 1]: past either end the rule always or never
+		// holds, whatever the incident.
+		return rule, fmt.Errorf("rule %q: %s is a fraction from 0 to 1 (0%% to 100%%), so this rule would hold for every incident or none", expr, m.Name)
+	}
 	return rule, nil
 }
+
+// plainNumber is a decimal number as a user writes one: no digit
+// separators, no hex, no Inf.
+var plainNumber = regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$`)
 
 // ParseAll parses every expression, reporting the first bad one.
 func ParseAll(exprs []string) ([]Rule, error) {
@@ -158,9 +174,6 @@ func cutOp(s string) (Op, string) {
 		if strings.HasPrefix(s, string(op)) {
 			return op, s[len(op):]
 		}
-	}
-	if strings.HasPrefix(s, "=") {
-		return OpEQ, s[1:]
 	}
 	return OpNone, s
 }
