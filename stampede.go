@@ -160,8 +160,28 @@ func ExpandInputs(inputs []string) ([]string, error) {
 			}
 			var found []string
 			for _, e := range entries {
-				if e.Type().IsRegular() && isLogName(e.Name()) {
-					found = append(found, filepath.Join(in, e.Name()))
+				if !isLogName(e.Name()) {
+					continue
+				}
+				p := filepath.Join(in, e.Name())
+				if e.Type().IsRegular() {
+					found = append(found, p)
+					continue
+				}
+				// A log-named entry that is not a plain file is read if it
+				// leads to something readable (a link to a log, a FIFO a
+				// collector writes to), and otherwise stops the run: it is
+				// never dropped unseen.
+				st, err := os.Stat(p)
+				switch {
+				case err != nil:
+					return nil, fmt.Errorf("%s: %w (a broken or looping link in the input directory; remove it or name the files to read)", p, err)
+				case st.IsDir():
+					continue
+				case st.Mode().IsRegular() || st.Mode()&fs.ModeNamedPipe != 0:
+					found = append(found, p)
+				default:
+					return nil, fmt.Errorf("%s: not a file stampede can read (%v); remove it or name the files to read", p, st.Mode().Type())
 				}
 			}
 			if len(found) == 0 {
