@@ -207,7 +207,7 @@ func reconcile(j *joins) Reconciliation {
 		if strings.HasPrefix(r.App.Source, inferredCallsSource) && r.App.Calls > 0 && r.AttemptsJoined < r.HTTP.Attempts {
 			// The "all" row puts every attempt beside only the calls the
 			// join keys found: say which population each side counts.
-			j.warnf("the reconciliation's \"all\" row counts all %s attempts on the HTTP side but only the %s calls of the %s attempts with join keys on the application side; the other %s belong to no identified call",
+			j.warnf("the reconciliation's \"all\" row counts all %s attempts on the HTTP side but only the %s calls of the %s attempts with join keys on the application side; no call was identified for the other %s",
 				count(r.HTTP.Attempts), count(r.App.Calls), count(r.AttemptsJoined), plural(r.HTTP.Attempts-r.AttemptsJoined, count(1)+" attempt", count(r.HTTP.Attempts-r.AttemptsJoined)+" attempts"))
 		}
 	}
