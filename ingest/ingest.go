@@ -457,6 +457,13 @@ func chooseParser(sample []sampledLine, whole bool, opt Options, strs *interner)
 		}
 		format = name
 	}
+	if (format == "" || format == "auto") && opt.LogFormat != "" && jsonLines(sample) &&
+		!strings.HasPrefix(strings.TrimSpace(opt.LogFormat), "{") {
+		// A text log_format cannot describe a JSON-lines file given beside
+		// the access log it was meant for (a call log): that file is
+		// detected as if no definition had been given.
+		opt.LogFormat = ""
+	}
 	if (format == "" || format == "auto") && opt.LogFormat != "" {
 		format = logFormatFamily(opt.LogFormat)
 	}
@@ -487,6 +494,17 @@ func chooseParser(sample []sampledLine, whole bool, opt Options, strs *interner)
 		names = append(names, fe.info.Name)
 	}
 	return nil, fmt.Errorf("unknown format %q: want %s", opt.Format, strings.Join(names, ", "))
+}
+
+// jsonLines reports whether most sampled lines are JSON objects.
+func jsonLines(sample []sampledLine) bool {
+	n := 0
+	for _, l := range sample {
+		if t := bytes.TrimSpace(l.text); len(t) > 0 && t[0] == '{' {
+			n++
+		}
+	}
+	return len(sample) > 0 && 2*n > len(sample)
 }
 
 // logFormatFamily guesses which server's format language a LogFormat

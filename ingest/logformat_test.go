@@ -92,3 +92,24 @@ func TestNamedFormatsCompile(t *testing.T) {
 		t.Errorf("NginxFormatNames() = %v", got)
 	}
 }
+
+// TestLogFormatLeavesJSONLines: a text log_format given for the access log
+// does not apply to the call log read beside it; a JSON log_format does.
+func TestLogFormatLeavesJSONLines(t *testing.T) {
+	calls := `{"ts":"2026-11-30T02:00:00.000Z","layer":"call","task_id":"t1","outcome":"ok","http_status":200}` + "\n" +
+		`{"ts":"2026-11-30T02:00:01.000Z","layer":"call","task_id":"t2","outcome":"throttled","http_status":429}` + "\n"
+	for _, tt := range []struct {
+		logFormat, wantFormat string
+	}{
+		{"combined", "jsonl"},
+		{`$remote_addr - $remote_user [$time_local] "$request" $status`, "jsonl"},
+	} {
+		tl, err := Read(strings.NewReader(calls), "calls.jsonl", Options{LogFormat: tt.logFormat})
+		if err != nil {
+			t.Fatalf("--log-format %q: %v", tt.logFormat, err)
+		}
+		if got := tl.Sources[0].Format; got != tt.wantFormat || tl.Sources[0].Skipped != 0 {
+			t.Errorf("--log-format %q: read as %s with %d skipped, want %s with none", tt.logFormat, got, tl.Sources[0].Skipped, tt.wantFormat)
+		}
+	}
+}
