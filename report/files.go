@@ -16,7 +16,8 @@ import (
 // charts, as PNG files beside it named STEM-CHART.png and linked by
 // relative name, so the directory can be pasted into a document or a
 // repository as it is. Every file is written to a temporary and renamed, so
-// an interrupted run leaves nothing half-written.
+// an interrupted or failed run leaves nothing half-written and no chart of
+// a report it did not write.
 func WriteFile(path string, r *analyze.Result, f Format, opts Options) error {
 	if r == nil {
 		return fmt.Errorf("render %s: no result", f)
@@ -34,15 +35,25 @@ func WriteFile(path string, r *analyze.Result, f Format, opts Options) error {
 	}
 	d := layout(r)
 	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	// The report and its charts are staged together and put in place only
+	// once all are written: a failure leaves none of them behind.
+	var staged []*safefile.Staged
+	defer func() {
+		for _, s := range staged {
+			s.Abort()
+		}
+	}()
 	for _, c := range charts {
 		var img bytes.Buffer
 		if err := c.Write(&img, ImagePNG); err != nil {
 			return err
 		}
 		name := stem + "-" + c.Name + ".png"
-		if err := writeAtomic(filepath.Join(filepath.Dir(path), name), img.Bytes()); err != nil {
+		s, err := stageBytes(filepath.Join(filepath.Dir(path), name), img.Bytes())
+		if err != nil {
 			return err
 		}
+		staged = append(staged, s)
 		// Escaped so a report named "incident (2).md" still links.
 		d.charts = append(d.charts, chartLink{file: url.PathEscape(name), title: c.Title})
 	}
@@ -50,7 +61,26 @@ func WriteFile(path string, r *analyze.Result, f Format, opts Options) error {
 	if err := renderMarkdown(&buf, d); err != nil {
 		return fmt.Errorf("render markdown: %w", err)
 	}
-	return writeAtomic(path, buf.Bytes())
+	s, err := stageBytes(path, buf.Bytes())
+	if err != nil {
+		return err
+	}
+	// The report goes in last, so it never links a chart not yet there.
+	staged = append(staged, s)
+	for len(staged) > 0 {
+		if err := staged[0].Commit(); err != nil {
+			return err
+		}
+		staged = staged[1:]
+	}
+	return nil
+}
+
+func stageBytes(path string, data []byte) (*safefile.Staged, error) {
+	return safefile.Stage(path, 0o666, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }
 
 // writeAtomic writes a report or chart file whole or not at all, through to

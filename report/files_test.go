@@ -117,3 +117,25 @@ func TestRateSeriesCountsAttemptsPerSecond(t *testing.T) {
 		t.Error("series without a timeline or a window")
 	}
 }
+
+// TestWriteFileMarkdownFailureLeavesNothing: a report that cannot be put in
+// place takes its charts with it, and a failure keeps an old report whole.
+func TestWriteFileMarkdownFailureLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "rep.md")
+	// A directory where the report should go: the charts stage, the report
+	// cannot.
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := incidentResult()
+	if err := WriteFile(path, r, FormatMarkdown, Options{Series: incidentSeries(r)}); err == nil {
+		t.Fatal("WriteFile over a directory succeeded")
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != "rep.md" {
+			t.Errorf("%s left behind", e.Name())
+		}
+	}
+}

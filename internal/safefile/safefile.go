@@ -23,22 +23,64 @@ import (
 //   - Anything else (/dev/null, /dev/stdout, a FIFO) is written to
 //     directly: renaming over it would put a regular file in its place.
 func Write(path string, perm fs.FileMode, write func(io.Writer) error) error {
-	target, err := resolve(path)
+	s, err := Stage(path, perm, write)
 	if err != nil {
 		return err
+	}
+	return s.Commit()
+}
+
+// Staged is an output written but not yet in place: several files that
+// belong together (a report and its charts) are all staged first, so that
+// a failure in any leaves none of them behind.
+type Staged struct {
+	tmp, target string
+	// through is set for a device or FIFO: it is written at Commit.
+	through func(io.Writer) error
+}
+
+// Stage writes what write produces beside path, as Write does, but leaves
+// it there until Commit (or Abort).
+func Stage(path string, perm fs.FileMode, write func(io.Writer) error) (*Staged, error) {
+	target, err := resolve(path)
+	if err != nil {
+		return nil, err
 	}
 	info, err := os.Stat(target)
 	switch {
 	case err == nil && info.IsDir():
-		return fmt.Errorf("%s is a directory", path)
+		return nil, fmt.Errorf("%s is a directory", path)
 	case err == nil && !info.Mode().IsRegular():
-		return writeThrough(target, write)
+		return &Staged{target: target, through: write}, nil
 	case err == nil:
 		perm = info.Mode().Perm()
 	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	}
+	tmp, err := stage(target, perm, err == nil, write)
+	if err != nil {
+		return nil, err
+	}
+	return &Staged{tmp: tmp, target: target}, nil
+}
+
+// Commit puts the staged file in place.
+func (s *Staged) Commit() error {
+	if s.through != nil {
+		return writeThrough(s.target, s.through)
+	}
+	if err := os.Rename(s.tmp, s.target); err != nil {
+		os.Remove(s.tmp)
 		return err
 	}
-	return replace(target, perm, err == nil, write)
+	return nil
+}
+
+// Abort removes the staged file, leaving the target as it was.
+func (s *Staged) Abort() {
+	if s.through == nil {
+		os.Remove(s.tmp)
+	}
 }
 
 // resolve follows path's symlinks, a dangling one included: writing through
@@ -76,10 +118,11 @@ func writeThrough(path string, write func(io.Writer) error) error {
 	return f.Close()
 }
 
-func replace(path string, perm fs.FileMode, exists bool, write func(io.Writer) error) (err error) {
+// stage writes the temporary file beside path and returns its name.
+func stage(path string, perm fs.FileMode, exists bool, write func(io.Writer) error) (name string, err error) {
 	tmp, err := createTemp(path, perm)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer func() {
 		if err != nil {
@@ -88,22 +131,22 @@ func replace(path string, perm fs.FileMode, exists bool, write func(io.Writer) e
 		}
 	}()
 	if err := write(tmp); err != nil {
-		return err
+		return "", err
 	}
 	if exists {
 		// The umask applied at creation; an existing file's mode is the
 		// user's choice and is kept exactly.
 		if err := tmp.Chmod(perm); err != nil {
-			return err
+			return "", err
 		}
 	}
 	if err := tmp.Sync(); err != nil {
-		return err
+		return "", err
 	}
 	if err := tmp.Close(); err != nil {
-		return err
+		return "", err
 	}
-	return os.Rename(tmp.Name(), path)
+	return tmp.Name(), nil
 }
 
 // createTemp makes a new file beside path. os.CreateTemp would make it
