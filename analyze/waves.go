@@ -1275,15 +1275,17 @@ func measureDelays(j *joins) []DelayStats {
 // the same attempts), chained by their call id.
 func clientAttemptGaps(j *joins) delaySample {
 	tl := j.tl
-	counted := make(map[int32]bool, len(j.http))
-	for _, i := range j.http {
-		counted[i] = true
-	}
+	// The HTTP side counts whole sources (those of the best observer), so
+	// the uncounted attempts are those of the other sources.
+	counted := attemptObservers(tl)
 	d := delaySample{kind: kindSDKDelay, coarse: true, gaps: spill.Make[float64](0, 0)}
+	if !slices.Contains(counted, false) {
+		return d
+	}
 	last := map[timeline.Sym]int{}
 	for i := range tl.Events {
 		e := &tl.Events[i]
-		if e.Layer != timeline.LayerHTTP || e.CallID == timeline.NoSym || counted[int32(i)] {
+		if e.Layer != timeline.LayerHTTP || e.CallID == timeline.NoSym || int(e.Source) >= len(counted) || counted[e.Source] {
 			continue
 		}
 		if p, ok := last[e.CallID]; ok && tl.Events[p].Outcome.Failed() {
