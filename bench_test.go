@@ -37,7 +37,8 @@ func simulated(b *testing.B) (nginx, envoy []byte) {
 			s.err = err
 			return
 		}
-		sc.Scale(64)
+		// The seed incident scaled to at least benchLines lines.
+		sc.Scale(96)
 		out, err := simulate.Run(sc)
 		if err != nil {
 			s.err = err
