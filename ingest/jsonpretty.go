@@ -128,7 +128,11 @@ func objectEnd(b []byte, i int) (end int, lines int64) {
 			for i++; i < len(b) && b[i] != '"'; i++ {
 				switch b[i] {
 				case '\\':
-					i++
+					// An escape takes the next byte, but a newline there
+					// (invalid JSON) still ends a line of the input.
+					if i++; i < len(b) && b[i] == '\n' {
+						lines++
+					}
 				case '\n':
 					lines++
 				}
