@@ -830,16 +830,6 @@ func lastWaveSucceeded(j *joins, last Wave) bool {
 	if wholeSecondAttempts(j) {
 		from -= int64(time.Second)
 	}
-	if callsSucceededFrom(j, from) {
-		return true
-	}
-	after := last.Start.UnixNano() + int64(last.Width*1e9) + int64(time.Second)
-	return callsSucceededFrom(j, after)
-}
-
-// callsSucceededFrom reports whether batch calls (all calls, without a
-// batch class) started at or after from, and none of them failed.
-func callsSucceededFrom(j *joins, from int64) bool {
 	batch := false
 	for i := range j.calls {
 		if j.calls[i].class == timeline.ClassBatch {
@@ -847,6 +837,16 @@ func callsSucceededFrom(j *joins, from int64) bool {
 			break
 		}
 	}
+	if callsSucceededFrom(j, from, batch) {
+		return true
+	}
+	after := last.Start.UnixNano() + int64(last.Width*1e9) + int64(time.Second)
+	return callsSucceededFrom(j, after, batch)
+}
+
+// callsSucceededFrom reports whether calls (batch calls only, with batch)
+// started at or after from, and none of them failed.
+func callsSucceededFrom(j *joins, from int64, batch bool) bool {
 	var calls int
 	for i := range j.calls {
 		c := &j.calls[i]
@@ -1336,28 +1336,18 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 	spanEvidence := ""
 	if !haveSDK && !haveRA && haveRQ && maxA > 1 {
 		// No attempt is logged, but the call log says how many attempts a
-		// failed call made and how long it took: with every failed call of
-		// maxA attempts taking the same time, the SDK waited a fixed delay
-		// between them.
-		if span, sigma, n, ok := failedCallSpan(j, maxA); ok {
-			inner := span / float64(maxA-1)
-			sdk = DelayStats{Kind: kindSDKDelay, N: int64(n), Mean: inner, Sigma: sigma / float64(maxA-1), P50: inner, P10: inner, Min: inner, Max: inner, Fixed: true}
-			retry, retryKind, haveSDK = sdk, kindSDKDelay, true
+		// failed call made and how long it took.
+		if d, n, span, sigma, ok := callSpanDelay(j, maxA, dur); ok {
+			sdk, retry, retryKind, haveSDK = d, d, kindSDKDelay, true
 			spanEvidence = fmt.Sprintf("; from the call log: %s failed calls of %d attempts took at least %s (lower tenth; ± %s), attempts not logged", count(int64(n)), maxA, secs(span), secs(sigma))
 		}
 	}
 	if haveSDK && sdk.WholeSeconds && !sdk.Fixed && maxA > 1 {
 		// Whole-second attempt stamps cannot time the SDK's gaps, but a call
-		// log with milliseconds times the calls: failed calls of maxA
-		// attempts that all take the same time wait fixed delays between
-		// them.
-		if span, sigma, n, ok := failedCallSpan(j, maxA); ok {
-			if inner := (span - float64(maxA)*dur) / float64(maxA-1); inner > 0 {
-				sdk.Mean, sdk.Sigma, sdk.Fixed = inner, sigma/float64(maxA-1), true
-				sdk.P50, sdk.P10, sdk.Min, sdk.Max = inner, inner, inner, inner
-				retry = sdk
-				spanEvidence = fmt.Sprintf("; %s failed calls of %d attempts took at least %s (lower tenth; ± %s) in the call log", count(int64(n)), maxA, secs(span), secs(sigma))
-			}
+		// log with milliseconds times the calls.
+		if d, n, span, sigma, ok := callSpanDelay(j, maxA, dur); ok {
+			sdk, retry = d, d
+			spanEvidence = fmt.Sprintf("; %s failed calls of %d attempts took at least %s (lower tenth; ± %s) in the call log", count(int64(n)), maxA, secs(span), secs(sigma))
 		}
 	}
 	haveRetry := haveSDK || haveRA
@@ -1464,10 +1454,24 @@ func canJudgeWholeSeconds(d DelayStats) bool {
 	return d.Mean >= 4 || d.Sigma > 1
 }
 
+// callSpanDelay is the SDK's delay between attempts where failed calls of
+// a attempts all take the same time: fixed delays, each the span less the
+// attempts' own time, shared among the a-1 waits. It also returns the calls
+// counted, the span and its spread.
+func callSpanDelay(j *joins, a int, attemptTime float64) (d DelayStats, n int, span, sigma float64, ok bool) {
+	span, sigma, n, ok = failedCallSpan(j, a)
+	inner := (span - float64(a)*attemptTime) / float64(a-1)
+	if !ok || inner <= 0 {
+		return DelayStats{}, n, span, sigma, false
+	}
+	d = DelayStats{Kind: kindSDKDelay, N: int64(n), Mean: inner, Sigma: sigma / float64(a-1), P50: inner, P10: inner, Min: inner, Max: inner, Fixed: true}
+	return d, n, span, sigma, true
+}
+
 // failedCallSpan is the floor (lower tenth) and spread of how long failed
 // calls of a attempts took, from an SDK log with sub-second times; ok is false without
 // enough of them.
-func failedCallSpan(j *joins, a int) (mean, sigma float64, n int, ok bool) {
+func failedCallSpan(j *joins, a int) (floor, sigma float64, n int, ok bool) {
 	if !j.callsFromLog {
 		return 0, 0, 0, false
 	}
