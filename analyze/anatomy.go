@@ -294,9 +294,23 @@ func interactiveImpact(j *joins, spans []waveSpan) *InteractiveImpact {
 			batch[b]++
 		}
 	}
+	w = 0
 	for b := range attempts {
-		if attempts[b] > 0 && throttled[b] == attempts[b] {
-			im.EmptySeconds++
+		if attempts[b] == 0 || throttled[b] != attempts[b] {
+			continue
+		}
+		im.EmptySeconds++
+		at := t0 + int64(b)*1e9
+		for w < len(windows) && at >= windows[w][1] {
+			w++
+		}
+		if at >= first && (w == len(windows) || at < windows[w][0]) {
+			im.EmptyAfterLoad++
+		}
+	}
+	for _, i := range inter {
+		if e := &tl.Events[i]; e.Outcome == timeline.OutcomeThrottled && e.Start > first {
+			im.ThrottledFor = max(im.ThrottledFor, seconds(e.Start-first))
 		}
 	}
 	im.Correlation = pearson(batch, throttles)
@@ -477,10 +491,16 @@ func interactiveFinding(w *Waves) string {
 		s += fmt.Sprintf(" (%s before the first)", pct(im.Before.ThrottleRate))
 	}
 	s += fmt.Sprintf("; they found the bucket empty for %s %s", count(im.EmptySeconds), plural(im.EmptySeconds, "second", "seconds"))
+	if im.EmptyAfterLoad > 0 {
+		s += fmt.Sprintf(", %s of them after a wave's batch load had ended", count(im.EmptyAfterLoad))
+	}
 	if im.Degraded && degradedSpan(im.Between, im.limit()) {
 		// The between-waves span starts once a wave's last batch attempt
 		// has been answered: throttling there outlasts the load.
 		s += "; they stayed degraded between waves, after the batch load had fallen back"
+		if im.ThrottledFor >= 60 {
+			s += fmt.Sprintf(", and were refused for %s from the first wave", minutes(im.ThrottledFor))
+		}
 	}
 	switch {
 	case !im.Degraded:

@@ -139,30 +139,34 @@ func TestInteractiveDegradedAfterBatch(t *testing.T) {
 		// recoveredAfter is seconds after 71.5 s, the end of the last wave.
 		recoveredAfter float64
 		recovered      bool
+		// afterLoad and throttledFor are EmptyAfterLoad and ThrottledFor.
+		afterLoad    int64
+		throttledFor float64
 		// say and never are parts the finding must and must not hold.
 		say, never []string
 	}{
 		{name: "never throttled", throttled: func(float64) bool { return false }, recovered: true,
 			say: []string{"; the waves did not degrade them"}, never: []string{"stayed degraded"}},
 		{name: "throttled as before the waves", throttled: func(s float64) bool { return int(s)%2 == 1 }, recovered: true,
+			afterLoad: 60, throttledFor: 119.5,
 			say: []string{"(50.0% before the first)", "; the waves did not degrade them"}},
-		{name: "throttled inside waves only", throttled: inAnatomyWave, degraded: true, recovered: true,
+		{name: "throttled inside waves only", throttled: inAnatomyWave, degraded: true, recovered: true, throttledFor: 60.5,
 			say: []string{"; no degradation remained after the last wave"}, never: []string{"between waves, after"}},
 		// The waves themselves pass interactive requests, the gap after
 		// the first is starved: degraded, though not inside a wave.
-		{name: "starved between waves only", throttled: span(12, 40), degraded: true, recovered: true,
+		{name: "starved between waves only", throttled: span(12, 40), degraded: true, recovered: true, afterLoad: 28, throttledFor: 29.5,
 			say: []string{"0.0% of the time inside waves", "; they stayed degraded between waves, after the batch load had fallen back; no degradation remained"}},
 		{name: "starved 20 s after the last wave", throttled: func(s float64) bool { return inAnatomyWave(s) || span(71.5, 91.5)(s) },
-			degraded: true, recoveredAfter: 20, recovered: true, say: []string{"; they stayed degraded 20.00 s after the last wave"}},
+			degraded: true, recoveredAfter: 20, recovered: true, afterLoad: 20, throttledFor: 80.5, say: []string{"; they stayed degraded 20.00 s after the last wave"}},
 		// Clean from 81.5 s to 93.5 s, longer than a window, then
 		// throttled again until 103.5 s: the lull is not the recovery.
 		{name: "a lull is not a recovery", throttled: func(s float64) bool { return inAnatomyWave(s) || span(71.5, 81.5)(s) || span(93.5, 103.5)(s) },
-			degraded: true, recoveredAfter: 32, recovered: true, say: []string{"; they stayed degraded 32.00 s after the last wave"}},
+			degraded: true, recoveredAfter: 32, recovered: true, afterLoad: 20, throttledFor: 92.5, say: []string{"; they stayed degraded 32.00 s after the last wave"}},
 		// Degraded only after the last wave still counts as degraded.
-		{name: "starved only after the last wave", throttled: span(71.5, 86.5), degraded: true, recoveredAfter: 15, recovered: true,
+		{name: "starved only after the last wave", throttled: span(71.5, 86.5), degraded: true, recoveredAfter: 15, recovered: true, afterLoad: 15, throttledFor: 75.5,
 			say: []string{"; they stayed degraded 15.00 s after the last wave"}, never: []string{"between waves, after"}},
 		{name: "still starved when the log ends", throttled: func(s float64) bool { return inAnatomyWave(s) || s >= 71.5 },
-			degraded: true, recoveredAfter: 129.5 - 71.5, say: []string{"; they were still degraded 58.00 s after the last wave, when the log ends"}},
+			degraded: true, recoveredAfter: 129.5 - 71.5, afterLoad: 59, throttledFor: 119.5, say: []string{"; they were still degraded 58.00 s after the last wave, when the log ends"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tl, waves := anatomyTimelineWith(tc.throttled)
@@ -179,6 +183,9 @@ func TestInteractiveDegradedAfterBatch(t *testing.T) {
 			}
 			if im.Recovered != tc.recovered || math.Abs(im.RecoveredAfter-tc.recoveredAfter) > 1e-6 {
 				t.Errorf("recovered %v after %v s, want %v after %v s", im.Recovered, im.RecoveredAfter, tc.recovered, tc.recoveredAfter)
+			}
+			if im.EmptyAfterLoad != tc.afterLoad || math.Abs(im.ThrottledFor-tc.throttledFor) > 1e-6 {
+				t.Errorf("empty seconds after the load %d, throttled for %v s; want %d, %v s", im.EmptyAfterLoad, im.ThrottledFor, tc.afterLoad, tc.throttledFor)
 			}
 			f := interactiveFinding(&w)
 			for _, want := range tc.say {

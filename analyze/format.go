@@ -46,6 +46,12 @@ func secs(s float64) string {
 	}
 }
 
+// minutes renders a span of a minute or more as minutes, with its seconds,
+// the unit an incident timeline is told in.
+func minutes(s float64) string {
+	return strconv.FormatFloat(s/60, 'f', 1, 64) + " minutes (" + strconv.FormatFloat(s, 'f', 0, 64) + " s)"
+}
+
 // num renders a ratio with two decimals.
 func num(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }
 

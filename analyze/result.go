@@ -7,7 +7,7 @@ import "time"
 
 // SchemaVersion is the version of the JSON result schema (docs/result-schema.md).
 // Bump the minor for additions, the major for renames or removals.
-const SchemaVersion = "1.8"
+const SchemaVersion = "1.9"
 
 // Result is everything stampede concludes about one incident.
 type Result struct {
@@ -421,6 +421,15 @@ type InteractiveImpact struct {
 	// attempt in which every interactive attempt was throttled: seconds
 	// when interactive requests found the bucket empty.
 	EmptySeconds int64 `json:"empty_seconds"`
+	// EmptyAfterLoad counts those of the EmptySeconds that began after the
+	// first wave and outside every wave's window: seconds the limit stayed empty after the wave's
+	// batch load had fallen back, which is the starvation a limiter that
+	// keeps a debt, or a window a wave emptied, leaves behind.
+	EmptyAfterLoad int64 `json:"empty_seconds_after_load"`
+	// ThrottledFor runs from the first wave's first attempt to the last
+	// throttled interactive attempt: how long interactive requests were
+	// being refused once the waves began (0 when none was).
+	ThrottledFor float64 `json:"throttled_for_s"`
 	// Degraded is true when the interactive throttle rate inside waves,
 	// between them or after the last one rose above the rate before them
 	// by more than the tolerance: a limiter that keeps a debt starves

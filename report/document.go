@@ -401,6 +401,8 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 		}
 		s.blocks = append(s.blocks, block{facts: []fact{
 			{"seconds the interactive class found the limit empty", count(im.EmptySeconds)},
+			{"of them after a wave's batch load had ended", count(im.EmptyAfterLoad)},
+			{"interactive throttles ran from the first wave for", seconds(im.ThrottledFor)},
 			{"interactive back to its pre-wave throttle rate", recovery},
 			{"correlation, batch attempts vs interactive throttles per second", fixed(im.Correlation, 2)},
 			{"interactive attempt rate", fixed(im.Rate, 2) + "/s"},
