@@ -181,30 +181,56 @@ func TestChoosePeriodIgnoresFractions(t *testing.T) {
 	}
 }
 
-func TestPeriodSlots(t *testing.T) {
-	s := func(secs ...float64) []float64 {
-		out := make([]float64, len(secs))
-		for i, v := range secs {
-			out[i] = v * 1e9
-		}
-		return out
+// TestStrayBursts pins which bursts off the period's grid count against
+// it: those neither a whole number of comb spacings from a wave on the
+// grid nor all at one offset from it.
+func TestStrayBursts(t *testing.T) {
+	// burst is a centre in seconds and a width; on marks the grid.
+	type burst struct {
+		at, width float64
+		on        bool
 	}
 	tests := []struct {
-		name    string
-		centres []float64
-		period  float64
-		want    int
+		name         string
+		bursts       []burst
+		period, comb float64
+		binWidth     float64
+		want         int
 	}{
-		{"one burst per period", s(0, 60, 120, 180), 60, 4},
-		{"two attempts per wave", s(0, 12, 60, 72, 120, 132), 60, 3},
-		{"first wave's attempt slightly early", s(0, 59, 118), 60, 3},
-		{"random bursts", s(0, 10, 25, 100, 230), 60, 3},
-		{"empty", nil, 60, 0},
+		{name: "every burst on the grid", period: 60, binWidth: 0.1,
+			bursts: []burst{{0, 1, true}, {60, 1, true}, {120, 1, true}, {180, 1, true}}, want: 0},
+		{name: "bursts at random offsets, no comb", period: 60, binWidth: 0.1,
+			bursts: []burst{{0, 1, true}, {10, 1, false}, {60, 1, true}, {85, 1, false}, {120, 1, true}}, want: 2},
+		// A second attempt the ACF did not single out still repeats with
+		// the waves: one offset for every one of them.
+		{name: "a second attempt at one offset, no comb", period: 60, binWidth: 0.1,
+			bursts: []burst{{0, 1, true}, {12, 1, false}, {60, 1, true}, {72, 1, false}, {120, 1, true}, {132, 1, false}}, want: 0},
+		{name: "retries one and two spacings after their wave", period: 60, comb: 12, binWidth: 0.1,
+			bursts: []burst{{0, 1, true}, {12, 1, false}, {24, 1, false}, {60, 1, true}, {72, 1, false}, {120, 1, true}, {144, 1, false}}, want: 0},
+		{name: "grid through the retries, first attempts before", period: 60, comb: 12, binWidth: 0.1,
+			bursts: []burst{{-12, 1, false}, {0, 1, true}, {48, 1, false}, {60, 1, true}, {108, 1, false}, {120, 1, true}}, want: 0},
+		// Merged waves put their centre midway through their comb.
+		{name: "grid through merged waves", period: 60, comb: 12, binWidth: 0.1,
+			bursts: []burst{{0, 13, true}, {60, 13, true}, {114, 1, false}, {126, 1, false}, {180, 13, true}}, want: 0},
+		{name: "a burst off the grid and off the comb", period: 60, comb: 12, binWidth: 0.1,
+			bursts: []burst{{0, 1, true}, {12, 1, false}, {60, 1, true}, {90, 1, false}, {120, 1, true}}, want: 1},
+		{name: "two strays at different offsets with a comb", period: 60, comb: 12, binWidth: 0.1,
+			bursts: []burst{{0, 1, true}, {30, 1, false}, {60, 1, true}, {120, 1, true}, {160, 1, false}}, want: 2},
 	}
 	for _, tc := range tests {
-		if got := periodSlots(tc.centres, tc.period); got != tc.want {
-			t.Errorf("%s: %d slots, want %d", tc.name, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			var centres []float64
+			var waves []Wave
+			var on []bool
+			for _, b := range tc.bursts {
+				centres = append(centres, (100+b.at)*1e9)
+				waves = append(waves, Wave{Start: time.Unix(0, int64((100+b.at-b.width/2)*1e9)), Width: b.width})
+				on = append(on, b.on)
+			}
+			if got := strayBursts(centres, waves, on, tc.period, tc.comb, tc.binWidth); got != tc.want {
+				t.Errorf("%d stray bursts, want %d", got, tc.want)
+			}
+		})
 	}
 }
 

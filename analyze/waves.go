@@ -737,18 +737,21 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 
 	if pr.found {
 		var onGrid int
-		w.BestLag, onGrid = refinePeriod(periodBins*seconds(bw), seconds(bw), centres)
+		var members []bool
+		w.BestLag, onGrid, members = refinePeriodGrid(periodBins*seconds(bw), seconds(bw), centres)
 		w.OnGrid = onGrid
-		// Three waves at the period, not just three bursts anywhere.
-		// Most bursts on it, too: bursts at random times make ACF peaks
-		// at random lags, and a few of them always fall on some grid.
-		bursts := len(centres)
-		if pr.intraSpacing > 0 {
-			// A wave whose retry-after attempts stand apart is several
-			// bursts in one period slot, only one of them on the grid.
-			bursts = periodSlots(centres, w.BestLag)
+		if pr.intraSpacing > 0 && !combInWaves(s.times, w.Waves, pr.intraSpacing*seconds(bw), bw) {
+			// A spacing the waves do not repeat is no comb.
+			pr.intraSpacing, pr.intraACF, pr.intraThreshold = 0, 0, 0
 		}
-		w.Periodic = pr.acf > pr.threshold && onGrid >= minRepeats && 2*onGrid >= bursts
+		// Three waves at the period, not just three bursts anywhere, and
+		// few bursts elsewhere: bursts at random times make ACF peaks at
+		// random lags, and a few of them always fall on some grid. A wave
+		// whose retry-after attempts stand apart is several bursts, one
+		// on the grid and the rest a whole number of comb spacings from
+		// it; only bursts that are neither count against the period.
+		stray := strayBursts(centres, w.Waves, members, w.BestLag, pr.intraSpacing*seconds(bw), seconds(bw))
+		w.Periodic = pr.acf > pr.threshold && onGrid >= minRepeats && 2*stray <= onGrid
 		if w.Periodic {
 			w.Period = w.BestLag
 			w.IntraWaveSpacing = pr.intraSpacing * seconds(bw)
@@ -898,20 +901,6 @@ func acfCurve(pr periodResult, periodBins float64, binWidth int64) ([]float64, f
 	return out, seconds(int64(step*unit) * binWidth)
 }
 
-// periodSlots counts the distinct periods, counted from the first centre,
-// that hold at least one centre.
-func periodSlots(centresNs []float64, period float64) int {
-	if len(centresNs) == 0 || period <= 0 {
-		return len(centresNs)
-	}
-	slots := map[int64]bool{}
-	for _, c := range centresNs {
-		// The first wave's own attempts may sit a little before its centre.
-		slots[int64(math.Floor((c-centresNs[0])/1e9/period+gridTolerance))] = true
-	}
-	return len(slots)
-}
-
 // minRepeats is the fewest waves on the period's grid that make it a period.
 const minRepeats = 3
 
@@ -943,10 +932,21 @@ const gridTolerance = 0.06
 //
 // It also returns how many waves sit on the period's grid.
 func refinePeriod(acfPeriod, binWidth float64, centresNs []float64) (float64, int) {
+	p, n, _ := refinePeriodGrid(acfPeriod, binWidth, centresNs)
+	return p, n
+}
+
+// refinePeriodGrid is refinePeriod that also marks the centres on the
+// grid; with fewer than three centres every one counts as on it.
+func refinePeriodGrid(acfPeriod, binWidth float64, centresNs []float64) (float64, int, []bool) {
 	// Timestamps truncated to the bin put a centre up to a bin off.
 	tol := max(gridTolerance*acfPeriod, 1.5*binWidth)
+	used := make([]bool, len(centresNs))
 	if len(centresNs) < 3 || acfPeriod <= 0 {
-		return acfPeriod, len(centresNs)
+		for k := range used {
+			used[k] = true
+		}
+		return acfPeriod, len(centresNs), used
 	}
 	// The grid is anchored on whichever wave puts the most waves on it,
 	// not on the first: a first wave that is one burst of first attempts,
@@ -955,7 +955,6 @@ func refinePeriod(acfPeriod, binWidth float64, centresNs []float64) (float64, in
 	// wave had emptied it) shifts the grid for every wave after it, so
 	// the waves outside the best grid are searched again for a grid of
 	// their own: segments of one period with a phase of their own each.
-	used := make([]bool, len(centresNs))
 	var segs [][2][]float64
 	onGrid := 0
 	for {
@@ -985,13 +984,111 @@ func refinePeriod(acfPeriod, binWidth float64, centresNs []float64) (float64, in
 		onGrid += len(bx)
 	}
 	if onGrid < 3 {
-		return acfPeriod, max(onGrid, 1)
+		return acfPeriod, max(onGrid, 1), used
 	}
 	slope, ok := segmentSlope(segs)
 	if !ok || slope <= 0 || math.Abs(slope-acfPeriod) > 0.1*acfPeriod {
-		return acfPeriod, onGrid
+		return acfPeriod, onGrid, used
 	}
-	return slope, onGrid
+	return slope, onGrid, used
+}
+
+// strayBursts counts the bursts off the grid that no retry comb explains.
+// With a comb of spacing comb, a wave's retries are bursts a whole number
+// of spacings (up to half the period) from a wave on the grid, in its own
+// slot or the next, and a wave whose attempts merged into one wide burst
+// covers such a point; either way the burst belongs to the waves. Without
+// a comb every burst off the grid is a stray.
+func strayBursts(centresNs []float64, waves []Wave, onGrid []bool, period, comb, binWidth float64) int {
+	tol := max(gridTolerance*comb, 1.5*binWidth)
+	var offsets []float64
+	for i := range centresNs {
+		if onGrid[i] {
+			continue
+		}
+		if comb > 0 && period > 0 && combExplains(centresNs, waves, waves[i], onGrid, period, comb, tol) {
+			continue
+		}
+		offsets = append(offsets, gridOffset(centresNs, onGrid, centresNs[i], period))
+	}
+	// Bursts that all sit at one offset from the grid are a second
+	// attempt of every wave that the ACF did not single out as a comb,
+	// such as a retry-after comb of two attempts: they repeat at the
+	// period too. Bursts at random times scatter over the period.
+	if len(offsets) >= 2 && period > 0 {
+		sort.Float64s(offsets)
+		spread := offsets[len(offsets)-1] - offsets[0]
+		if spread <= max(gridTolerance/2*period, 1.5*binWidth) {
+			return 0
+		}
+	}
+	return len(offsets)
+}
+
+// gridOffset is how far after the grid point before it centre c lies, in
+// seconds; the grid runs through the nearest centre on it.
+func gridOffset(centresNs []float64, onGrid []bool, c, period float64) float64 {
+	nearest, best := 0.0, math.Inf(1)
+	for g, on := range onGrid {
+		if d := math.Abs(centresNs[g] - c); on && d < best {
+			nearest, best = centresNs[g], d
+		}
+	}
+	if math.IsInf(best, 1) || period <= 0 {
+		return 0
+	}
+	d := (c - nearest) / 1e9
+	return d - math.Floor(d/period)*period
+}
+
+// combExplains says whether burst w is part of a wave on the grid: its
+// retries or first attempts, a whole number of comb spacings (at most half
+// the period) from the wave's grid point, or the wave itself with its attempts merged into
+// one burst at least half a spacing wide that covers its grid point. The
+// grid point of a slot without a wave on the grid is one period on from
+// the nearest wave that is.
+func combExplains(centresNs []float64, waves []Wave, w Wave, onGrid []bool, period, comb, tol float64) bool {
+	lo := float64(w.Start.UnixNano())/1e9 - tol
+	hi := lo + w.Width + 2*tol
+	mid := (lo + hi) / 2
+	nearest, best := 0.0, math.Inf(1)
+	for g, on := range onGrid {
+		if d := math.Abs(centresNs[g]/1e9 - mid); on && d < best {
+			nearest, best = centresNs[g]/1e9, d
+		}
+	}
+	if math.IsInf(best, 1) {
+		return false
+	}
+	// The grid points either side of the burst's middle: retries follow
+	// the one before by whole spacings, and when the grid runs through
+	// the retries (they may keep time better than the first attempts),
+	// first attempts precede the one after.
+	before := nearest + math.Floor((mid-nearest)/period)*period
+	after := before + period
+	for _, point := range []float64{before, after} {
+		if w.Width >= comb/2 && point >= lo && point <= hi {
+			return true
+		}
+	}
+	// A grid through waves whose attempts merged runs through the middle
+	// of their comb, so where other waves stand apart their attempts lie
+	// half spacings from it.
+	start := 1.0
+	for g, on := range onGrid {
+		if on && waves[g].Width >= comb/2 {
+			start = 0.5
+			break
+		}
+	}
+	for k := start; k*comb <= period/2+tol; k += start {
+		for _, at := range []float64{before + k*comb, after - k*comb} {
+			if at >= lo && at <= hi {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func overlapsSegments(y []float64, segs [][2][]float64) bool {
