@@ -57,24 +57,35 @@ func dropFarEvents(tl *timeline.Timeline) {
 	if keepFrom == 0 && keepUntil == n {
 		return
 	}
-	drop := func(e *timeline.Event) string {
+	reason := func(start int64) string {
 		return fmt.Sprintf("time %s is more than %d days from the median time of all inputs, %s, and outside the years 1995-2099",
-			time.Unix(0, e.Start).UTC().Format(time.RFC3339), int(maxDistanceFromMedian/(24*time.Hour)), mt)
+			time.Unix(0, start).UTC().Format(time.RFC3339), int(maxDistanceFromMedian/(24*time.Hour)), mt)
 	}
-	dropped := make([]dropKey, 0, keepFrom+n-keepUntil)
-	reasons := map[dropKey]string{}
+	// The lines dropped, each with its earliest time, which its reason
+	// quotes: 24 bytes a line, and the reasons written only as they are
+	// counted, since a hostile log can stamp millions of lines in 2200.
+	dropped := make([]droppedLine, 0, keepFrom+n-keepUntil)
 	for _, part := range [][]timeline.Event{tl.Events[:keepFrom], tl.Events[keepUntil:]} {
 		for i := range part {
-			k := dropKey{part[i].Source, part[i].Line}
-			if _, ok := reasons[k]; !ok {
-				reasons[k] = drop(&part[i])
-				dropped = append(dropped, k)
-			}
+			dropped = append(dropped, droppedLine{dropKey{part[i].Source, part[i].Line}, part[i].Start})
 		}
 	}
+	slices.SortStableFunc(dropped, func(a, b droppedLine) int { return compareDropKeys(a.key, b.key) })
+	dropped = slices.CompactFunc(dropped, func(a, b droppedLine) bool { return a.key == b.key })
 	// A reslice, not a copy: the events are sorted, so the kept ones are
 	// contiguous.
-	tl.Events = settleDropped(tl, tl.Events[keepFrom:keepUntil], dropped, reasons)
+	tl.Events = settleDropped(tl, tl.Events[keepFrom:keepUntil], dropped, reason)
+}
+
+// droppedLine is a line whose events were dropped, and the earliest of
+// their times.
+type droppedLine struct {
+	key   dropKey
+	start int64
+}
+
+func compareDropKeys(a, b dropKey) int {
+	return cmp.Or(cmp.Compare(a.source, b.source), cmp.Compare(a.line, b.line))
 }
 
 // warnFar tells each Source how many of its events lie far from the median
@@ -117,24 +128,22 @@ type dropKey struct {
 // settleDropped accounts for the events of the dropped lines, which kept no
 // longer holds: each such event leaves its Source's Events, and a line none
 // of whose events is kept moves from Parsed to Skipped with its reason.
-func settleDropped(tl *timeline.Timeline, kept []timeline.Event, dropped []dropKey, reasons map[dropKey]string) []timeline.Event {
-	survivors := map[dropKey]bool{}
+// dropped is sorted by key, one entry a line.
+func settleDropped(tl *timeline.Timeline, kept []timeline.Event, dropped []droppedLine, reason func(start int64) string) []timeline.Event {
+	survives := make([]bool, len(dropped))
 	for i := range kept {
 		k := dropKey{kept[i].Source, kept[i].Line}
-		if _, ok := reasons[k]; ok {
-			survivors[k] = true
+		if at, ok := slices.BinarySearchFunc(dropped, k, func(d droppedLine, k dropKey) int { return compareDropKeys(d.key, k) }); ok {
+			survives[at] = true
 		}
 	}
-	slices.SortFunc(dropped, func(a, b dropKey) int {
-		return cmp.Or(cmp.Compare(a.source, b.source), cmp.Compare(a.line, b.line))
-	})
-	for _, k := range dropped {
-		if survivors[k] || int(k.source) >= len(tl.Sources) {
+	for i, d := range dropped {
+		if survives[i] || int(d.key.source) >= len(tl.Sources) {
 			continue
 		}
-		s := &tl.Sources[k.source]
+		s := &tl.Sources[d.key.source]
 		s.Parsed--
-		s.AddSkip(k.line, reasons[k])
+		s.AddSkip(d.key.line, reason(d.start))
 	}
 	counts := make([]int64, len(tl.Sources))
 	for i := range kept {

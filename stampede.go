@@ -247,6 +247,8 @@ func Ingest(ctx context.Context, cfg Config) (*timeline.Timeline, error) {
 	if err != nil {
 		return nil, err
 	}
+	labels := timeline.NewLabels()
+	opt.Labels = labels
 	rules, override, err := classRules(cfg.ClassRules)
 	if err != nil {
 		return nil, err
@@ -302,20 +304,6 @@ func Ingest(ctx context.Context, cfg Config) (*timeline.Timeline, error) {
 			if errs[i] != nil {
 				return
 			}
-			// Classes depend on each event alone, so they are set here, in
-			// parallel stretches, before the merge.
-			var inner sync.WaitGroup
-			for k := range r.parts {
-				events := r.parts[k].Events
-				step := max(len(events)/workers+1, 1<<16)
-				for lo := 0; lo < len(events); lo += step {
-					stretch := events[lo:min(lo+step, len(events))]
-					inner.Go(func() {
-						timeline.ApplyClassRules(&timeline.Timeline{Events: stretch}, rules, override)
-					})
-				}
-			}
-			inner.Wait()
 			results[i] = r
 		}()
 	}
@@ -339,6 +327,7 @@ func Ingest(ctx context.Context, cfg Config) (*timeline.Timeline, error) {
 			parts = append(parts, p)
 		}
 	}
+	settleAndClass(sources, parts, labels, rules, override, workers)
 	// Merge gives each part's memory back once it is copied, which it can
 	// only do if nothing else still holds the part.
 	clear(results)
@@ -352,6 +341,51 @@ func Ingest(ctx context.Context, cfg Config) (*timeline.Timeline, error) {
 	// other files show, so it is decided once they are all merged.
 	timeline.ResolveClasses(tl)
 	return tl, nil
+}
+
+// settleAndClass puts right the labels that the bound on distinct labels
+// changed after the events holding them were read (timeline.Labels),
+// counting them in their sources, and then sets the events' classes: both
+// depend on each event alone, so they run in parallel stretches before
+// the merge, and classes see the labels as the analyses will.
+func settleAndClass(sources []timeline.Source, parts []timeline.Part, labels *timeline.Labels, rules []timeline.ClassRule, override bool, workers int) {
+	settle, needed := labels.Settle()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, workers)
+	for k := range parts {
+		events, base := parts[k].Events, parts[k].SourceBase
+		step := max(len(events)/workers+1, 1<<16)
+		for lo := 0; lo < len(events); lo += step {
+			stretch := events[lo:min(lo+step, len(events))]
+			wg.Go(func() {
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				if needed {
+					counts := map[int32]*timeline.ShortenedLabels{}
+					settle(stretch, func(src int32, kind timeline.LabelKind) {
+						c := counts[src]
+						if c == nil {
+							c = &timeline.ShortenedLabels{}
+							counts[src] = c
+						}
+						*c.Of(kind)++
+					})
+					mu.Lock()
+					for src, c := range counts {
+						if i := int(base + src); i < len(sources) {
+							for _, kind := range timeline.LabelKinds {
+								*sources[i].Shortened.Of(kind) += *c.Of(kind)
+							}
+						}
+					}
+					mu.Unlock()
+				}
+				timeline.ApplyClassRules(&timeline.Timeline{Events: stretch}, rules, override)
+			})
+		}
+	}
+	wg.Wait()
 }
 
 // readOne reads one input as its sources and the parts holding their
@@ -380,16 +414,48 @@ func readOne(path string, opt ingest.Options, workers int) ([]timeline.Source, [
 
 // SourceWarnings are the doubts of reading each file (a format guessed
 // from lines it does not fully explain, events far from the rest), each
-// prefixed with its file.
+// prefixed with its file. A doubt many files share is said once, naming
+// the first and counting the others, and past maxSourceWarnings doubts
+// the rest are counted in one last line: a directory of thousands of logs
+// would otherwise give thousands of lines.
 func SourceWarnings(tl *timeline.Timeline) []string {
-	var out []string
+	type shared struct {
+		first string
+		n     int
+	}
+	var order []string
+	by := map[string]*shared{}
 	for _, s := range tl.Sources {
 		for _, w := range s.Warnings {
-			out = append(out, s.Path+": "+w)
+			if g := by[w]; g != nil {
+				g.n++
+				continue
+			}
+			by[w] = &shared{s.Path, 1}
+			order = append(order, w)
+		}
+	}
+	var out []string
+	for i, w := range order {
+		if i == maxSourceWarnings-1 && len(order) > maxSourceWarnings {
+			out = append(out, fmt.Sprintf("%d more doubts about how the inputs were read; analyse fewer files at once to see them", len(order)-i))
+			break
+		}
+		g := by[w]
+		switch g.n {
+		case 1:
+			out = append(out, g.first+": "+w)
+		case 2:
+			out = append(out, g.first+" and 1 other input: "+w)
+		default:
+			out = append(out, fmt.Sprintf("%s and %d other inputs: %s", g.first, g.n-1, w))
 		}
 	}
 	return out
 }
+
+// maxSourceWarnings bounds the lines SourceWarnings gives.
+const maxSourceWarnings = 50
 
 func ingestOptions(cfg Config) (ingest.Options, error) {
 	fields, err := ingest.ParseFieldMapping(cfg.Fields)

@@ -71,7 +71,7 @@ func amplify(j *joins) Amplification {
 	for i := range j.calls {
 		c := &j.calls[i]
 		if inScope(c) && c.attempts > 0 {
-			units = append(units, tryCount{c.attempts, c.failed()})
+			units = append(units, tryCount{int(c.attempts), c.failed()})
 		}
 	}
 	wireMax := mostCommonMaxAttempts(j, taskTraffic)

@@ -32,11 +32,12 @@ type Options struct {
 func Run(tl *timeline.Timeline, opt Options) *Result {
 	res := &Result{SchemaVersion: SchemaVersion, Findings: []string{}, Warnings: []string{}}
 	res.Window = window(tl)
-	res.Inputs = inputs(tl)
+	res.Inputs, res.InputsBound = inputs(tl)
 	for _, in := range res.Inputs {
 		if in.Skipped > 0 {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s lines skipped in %s (of %s)", count(in.Skipped), in.Path, count(in.Lines)))
 		}
+		res.Warnings = append(res.Warnings, shortenedWarnings(in)...)
 		if in.Duplicates > 0 {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s events in %s repeat another input's (the same file given twice, rotated files that overlap, or a second log format of the same requests); they are counted once", count(in.Duplicates), in.Path))
 		}
@@ -46,7 +47,9 @@ func Run(tl *timeline.Timeline, opt Options) *Result {
 		tl = alignClocks(tl, res.Clocks)
 		res.Window = window(tl)
 	}
-	res.Clients = clients(tl)
+	clockWarned := clockWarnings(res.Clocks)
+	res.Clocks, res.ClocksBound = foldClocks(res.Clocks)
+	res.Clients, res.ClientsBound = clients(tl)
 	j := buildJoins(tl)
 	res.Reconcile = reconcile(j)
 	res.Amplification = amplify(j)
@@ -54,7 +57,7 @@ func Run(tl *timeline.Timeline, opt Options) *Result {
 	attributeSDK(&res.Waves, res.Clients)
 	res.Warnings = append(res.Warnings, j.warnings...)
 	res.Warnings = append(res.Warnings, waveWarnings(&res.Waves, res.Window.Duration)...)
-	res.Warnings = append(res.Warnings, clockWarnings(res.Clocks)...)
+	res.Warnings = append(res.Warnings, clockWarned...)
 	res.Findings = findings(res)
 	return res
 }
@@ -72,21 +75,92 @@ func window(tl *timeline.Timeline) Window {
 	return Window{Start: time.Unix(0, start).UTC(), End: time.Unix(0, end).UTC(), Duration: seconds(end - start)}
 }
 
-func inputs(tl *timeline.Timeline) []Input {
-	out := make([]Input, 0, len(tl.Sources))
-	for _, s := range tl.Sources {
-		in := Input{Path: s.Path, Format: s.Format, Lines: s.Lines, Parsed: s.Parsed, Skipped: s.Skipped, Events: s.Events,
-			Duplicates: s.Duplicates, SkippedBy: []SkipReason{}}
-		for reason, n := range s.Reasons {
-			in.SkippedBy = append(in.SkippedBy, SkipReason{Reason: reason, Lines: n})
+// inputs accounts for each file, at most maxInputRows rows: a directory
+// of many thousand logs keeps a report of bounded size, its last row
+// adding up the files past the others.
+func inputs(tl *timeline.Timeline) ([]Input, TableBound) {
+	out := make([]Input, 0, min(len(tl.Sources), maxInputRows))
+	bound := TableBound{Rows: maxInputRows}
+	var other *timeline.Source
+	var samples []SkipSample
+	for i := range tl.Sources {
+		s := &tl.Sources[i]
+		if i < maxInputRows-1 || len(tl.Sources) == maxInputRows {
+			out = append(out, input(s))
+			continue
 		}
-		slices.SortFunc(in.SkippedBy, func(a, b SkipReason) int {
-			return cmp.Or(cmp.Compare(b.Lines, a.Lines), cmp.Compare(a.Reason, b.Reason))
-		})
+		if other == nil {
+			other = &timeline.Source{Path: otherInputs}
+		}
+		bound.Folded++
+		foldSource(other, s)
+		// The row's samples name their own files.
 		for _, sk := range s.Samples {
-			in.Samples = append(in.Samples, SkipSample{Position: fmt.Sprintf("%s:%d", s.Path, sk.Line), Reason: sk.Reason})
+			if len(samples) < timeline.MaxSkipSamples {
+				samples = append(samples, SkipSample{Position: fmt.Sprintf("%s:%d", s.Path, sk.Line), Reason: sk.Reason})
+			}
 		}
+	}
+	if other != nil {
+		in := input(other)
+		in.Samples = samples
 		out = append(out, in)
+	}
+	return out, bound
+}
+
+const (
+	maxInputRows = 100
+	otherInputs  = "other inputs"
+)
+
+func input(s *timeline.Source) Input {
+	in := Input{Path: s.Path, Format: s.Format, Lines: s.Lines, Parsed: s.Parsed, Skipped: s.Skipped, Events: s.Events,
+		Duplicates: s.Duplicates, SkippedBy: []SkipReason{},
+		Shortened:      ShortenedLabels{Routes: s.Shortened.Routes, UserAgents: s.Shortened.Clients, ErrorCodes: s.Shortened.ErrorCodes},
+		SkippedByBound: TableBound{Rows: timeline.MaxSkipReasons, Counted: timeline.MaxSkipReasons - 1, Uncounted: s.FoldedReasons, UncountedAtLeast: s.FoldedReasonsAtLeast}}
+	for reason, n := range s.Reasons {
+		in.SkippedBy = append(in.SkippedBy, SkipReason{Reason: reason, Lines: n})
+	}
+	slices.SortFunc(in.SkippedBy, func(a, b SkipReason) int {
+		// The row for the rest goes last, whatever its count.
+		return cmp.Or(cmp.Compare(boolRank(a.Reason == timeline.OtherReasons), boolRank(b.Reason == timeline.OtherReasons)),
+			cmp.Compare(b.Lines, a.Lines), cmp.Compare(a.Reason, b.Reason))
+	})
+	for _, sk := range s.Samples {
+		in.Samples = append(in.Samples, SkipSample{Position: fmt.Sprintf("%s:%d", s.Path, sk.Line), Reason: sk.Reason})
+	}
+	return in
+}
+
+// foldSource adds s's accounting into other, the row of the inputs past
+// maxInputRows.
+func foldSource(other, s *timeline.Source) {
+	other.Lines += s.Lines
+	other.Parsed += s.Parsed
+	other.Skipped += s.Skipped
+	other.Events += s.Events
+	other.Duplicates += s.Duplicates
+	for _, k := range timeline.LabelKinds {
+		*other.Shortened.Of(k) += *s.Shortened.Of(k)
+	}
+	other.AddReasons(s)
+}
+
+// shortenedWarnings say, per kind of label, how many of an input's events
+// hold a shortened one.
+func shortenedWarnings(in Input) []string {
+	var out []string
+	for _, k := range []struct {
+		n         int64
+		one, many string
+	}{{in.Shortened.Routes, "route", "routes"}, {in.Shortened.UserAgents, "User-Agent", "User-Agents"}, {in.Shortened.ErrorCodes, "error code", "error codes"}} {
+		if k.n == 0 {
+			continue
+		}
+		held := plural(k.n, "the "+k.one+" of 1 event is", fmt.Sprintf("the %s of %s events are", k.many, count(k.n)))
+		out = append(out, fmt.Sprintf("%s: more than %s distinct %s in the inputs: %s kept shortened, each word holding a digit written as %s, so that memory does not grow with them",
+			in.Path, count(timeline.MaxVerbatimLabels), k.many, held, timeline.ShortLabel))
 	}
 	return out
 }

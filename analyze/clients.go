@@ -167,8 +167,9 @@ func policyFor(sdk, ver string) (sdkPolicy, bool) {
 // attempts that count (those of the best observer, see attemptObservers)
 // make a client, so that an SDK debug log beside the access log adds no
 // second copy of the same traffic; what the other logs say of a botocore
-// client's retry mode still names it.
-func clients(tl *timeline.Timeline) []Client {
+// client's retry mode still names it. At most maxClientRows clients are
+// counted apart, and maxClientsShown rows returned.
+func clients(tl *timeline.Timeline) ([]Client, TableBound) {
 	type key struct{ sdk, ver string }
 	byKey := map[key]*Client{}
 	// maxes counts the attempt limits the wire announced per client.
@@ -176,6 +177,11 @@ func clients(tl *timeline.Timeline) []Client {
 	// modes are the botocore retry modes the other logs name.
 	modes := map[string]bool{}
 	seen := map[timeline.Sym]key{}
+	// uncounted marks the User-Agents counted in the "other" row because
+	// their client came after the first maxClientRows: a bit per Sym,
+	// since a hostile log brings a new one on every line.
+	var uncounted []uint64
+	bound := TableBound{Rows: maxClientsShown, Counted: maxClientRows}
 	counted := attemptObservers(tl)
 	for i := range tl.Events {
 		e := &tl.Events[i]
@@ -206,6 +212,15 @@ func clients(tl *timeline.Timeline) []Client {
 			}
 			continue
 		}
+		if k.sdk == otherClients {
+			if uncounted == nil {
+				uncounted = make([]uint64, (timeline.SymCount()+63)/64)
+			}
+			if w, b := int(e.Client)/64, uint(e.Client)%64; w < len(uncounted) && uncounted[w]&(1<<b) == 0 {
+				uncounted[w] |= 1 << b
+				bound.Uncounted++
+			}
+		}
 		c := byKey[k]
 		if c == nil {
 			c = &Client{UserAgent: e.Client.String(), SDK: k.sdk, Version: k.ver}
@@ -233,20 +248,23 @@ func clients(tl *timeline.Timeline) []Client {
 			c.SDK, modeFrom = botocoreMode(modes, maxes[k])
 		}
 		describeClient(c)
-		if c.SDK == otherClients {
-			c.Policy = fmt.Sprintf("User-Agents past the first %d distinct clients", maxClientRows)
-		}
 		if modeFrom != "" {
 			c.Policy += " (retry mode " + modeFrom + ")"
 		}
 		out = append(out, *c)
 	}
 	slices.SortFunc(out, func(a, b Client) int {
-		// The row for the rest goes last, whatever its count.
+		// The row for the rest goes last, whatever its count; equal counts
+		// in a fixed order, whatever the map's.
 		return cmp.Or(cmp.Compare(boolRank(a.SDK == otherClients), boolRank(b.SDK == otherClients)),
-			cmp.Compare(b.Attempts, a.Attempts), cmp.Compare(a.SDK, b.SDK), cmp.Compare(a.Version, b.Version))
+			cmp.Compare(b.Attempts, a.Attempts), cmp.Compare(a.SDK, b.SDK), cmp.Compare(a.Version, b.Version),
+			cmp.Compare(a.UserAgent, b.UserAgent))
 	})
-	return foldClients(out, maxClientsShown)
+	out = foldClients(out, &bound)
+	if n := len(out); n > 0 && out[n-1].SDK == otherClients {
+		out[n-1].Policy = otherClientsPolicy(bound)
+	}
+	return out, bound
 }
 
 // maxClientRows bounds the distinct clients counted; later ones count in
@@ -257,18 +275,36 @@ const (
 	otherClients    = "other clients"
 )
 
-// foldClients keeps the n busiest rows and adds the rest into one row.
-func foldClients(rows []Client, n int) []Client {
-	if len(rows) <= n {
+// foldClients keeps the busiest rows, bound.Rows in all, and adds the rest
+// into one row, counting in bound.Folded the clients it takes in.
+func foldClients(rows []Client, bound *TableBound) []Client {
+	n := len(rows)
+	hasOther := n > 0 && rows[n-1].SDK == otherClients
+	if n <= bound.Rows {
 		return rows
 	}
 	other := Client{SDK: otherClients}
-	for _, c := range rows[n-1:] {
+	for _, c := range rows[bound.Rows-1:] {
 		other.Attempts += c.Attempts
 		other.Throttled += c.Throttled
 	}
-	other.Policy = fmt.Sprintf("%d more clients, each with fewer attempts than those above, and any past the first %d", len(rows)-n+1, maxClientRows)
-	return append(rows[:n-1:n-1], other)
+	bound.Folded = int64(n - bound.Rows + 1)
+	if hasOther {
+		bound.Folded-- // the row for the clients past the bound
+	}
+	return append(rows[:bound.Rows-1:bound.Rows-1], other)
+}
+
+// otherClientsPolicy says what the "other clients" row holds.
+func otherClientsPolicy(b TableBound) string {
+	var parts []string
+	if b.Folded > 0 {
+		parts = append(parts, fmt.Sprintf("%s more %s, each with no more attempts than those above", count(b.Folded), plural(b.Folded, "client", "clients")))
+	}
+	if b.Uncounted > 0 {
+		parts = append(parts, fmt.Sprintf("%s %s of clients seen after the first %s", count(b.Uncounted), plural(b.Uncounted, "User-Agent", "User-Agents"), count(int64(b.Counted))))
+	}
+	return strings.Join(parts, ", and ")
 }
 
 func boolRank(b bool) int {

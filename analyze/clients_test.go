@@ -60,7 +60,7 @@ func TestClientsCountsAttempts(t *testing.T) {
 		withClient(ev(h, 1, ok, ia, "", "", 1), "Botocore/1.29.27 Python/3.11.2"),
 		withClient(ev(h, 2, ok, ia, "", "", 0), ""),
 	)
-	got := clients(tl)
+	got, _ := clients(tl)
 	if len(got) != 2 || got[0].SDK != "openai-python" || got[0].Attempts != 2 || got[0].Throttled != 1 || got[1].SDK != "botocore" {
 		t.Fatalf("clients = %+v", got)
 	}
@@ -110,7 +110,7 @@ func TestClientsBotocoreMode(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tl := build(tc.events...)
 			tl.Sources = []timeline.Source{{Path: "access.log", Observer: timeline.ObserverProxy}, {Path: "sdk.log", Observer: timeline.ObserverSDK}}
-			got := clients(tl)
+			got, _ := clients(tl)
 			if len(got) != 1 || got[0].SDK != tc.sdk || !strings.Contains(got[0].Policy, tc.from) || got[0].UserAgent != ua {
 				t.Fatalf("clients = %+v, want one %q client whose policy says %q", got, tc.sdk, tc.from)
 			}
@@ -138,18 +138,37 @@ func TestClientsBounded(t *testing.T) {
 		ev   []timeline.Event
 		// want is the rows' User-Agent (or SDK for the folded row) and
 		// attempts, busiest first.
-		want []string
+		want      []string
+		wantBound TableBound
 	}{
 		{name: "tools that are not SDKs keep their own rows",
-			ev:   append(append(http("curl/8.0", 100), http("Wget/1.21", 50)...), http("python-requests/2.31", 20)...),
-			want: []string{"curl/8.0 100", "Wget/1.21 50", "python-requests/2.31 20"}},
+			ev:        append(append(http("curl/8.0", 100), http("Wget/1.21", 50)...), http("python-requests/2.31", 20)...),
+			want:      []string{"curl/8.0 100", "Wget/1.21 50", "python-requests/2.31 20"},
+			wantBound: TableBound{Rows: 20, Counted: 1024}},
 		{name: "a distinct version per line is folded",
 			ev:   manyVersions(5000),
-			want: append(repeat("OpenAI/Python 1.", 19), "other clients 4981")},
+			want: append(repeat("OpenAI/Python 1.", 19), "other clients 4981"),
+			// 1,024 counted, 19 shown: 1,005 folded; 3,976 User-Agents
+			// came after the 1,024th client.
+			wantBound: TableBound{Rows: 20, Counted: 1024, Folded: 1005, Uncounted: 3976}},
+		{name: "a client after the 1,024th counts in the other row",
+			ev:        append(manyVersions(1024), http("curl/8.0", 3)...),
+			want:      append(repeat("OpenAI/Python 1.", 19), "other clients 1008"),
+			wantBound: TableBound{Rows: 20, Counted: 1024, Folded: 1005, Uncounted: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := clients(&timeline.Timeline{Events: tt.ev, Sources: []timeline.Source{{Path: "a.log"}}})
+			got, bound := clients(&timeline.Timeline{Events: tt.ev, Sources: []timeline.Source{{Path: "a.log"}}})
+			if bound != tt.wantBound {
+				t.Errorf("bound %+v, want %+v", bound, tt.wantBound)
+			}
+			var attempts int64
+			for _, c := range got {
+				attempts += c.Attempts
+			}
+			if attempts != int64(len(tt.ev)) {
+				t.Errorf("rows add up to %d attempts, want %d", attempts, len(tt.ev))
+			}
 			if len(got) != len(tt.want) {
 				t.Fatalf("%d rows, want %d: %+v", len(got), len(tt.want), got)
 			}

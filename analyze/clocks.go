@@ -285,8 +285,13 @@ func alignClocks(tl *timeline.Timeline, clocks []ClockOffset) *timeline.Timeline
 // clockWarnings tell the user about a skew large enough to matter.
 func clockWarnings(clocks []ClockOffset) []string {
 	var out []string
+	more := 0
 	for _, c := range clocks {
 		if !c.Reliable || math.Abs(c.Offset) < max(clockWarnOffset, c.Uncertainty*2) {
+			continue
+		}
+		if len(out) >= maxClockRows-1 {
+			more++
 			continue
 		}
 		if c.Applied {
@@ -297,7 +302,43 @@ func clockWarnings(clocks []ClockOffset) []string {
 				c.Source, signedSecs(c.Offset), c.Reference))
 		}
 	}
+	if more > 0 {
+		out = append(out, fmt.Sprintf("the clocks of %s more logs read skewed as well; analyse them apart to see each", count(int64(more))))
+	}
 	return out
+}
+
+// maxClockRows bounds the clocks table; otherLogs names its last row.
+const (
+	maxClockRows = 20
+	otherLogs    = "other logs"
+)
+
+// foldClocks keeps the first maxClockRows-1 clocks and stands for the rest
+// with one row: their events, and in its note how many read a reliable
+// offset and the largest.
+func foldClocks(clocks []ClockOffset) ([]ClockOffset, TableBound) {
+	bound := TableBound{Rows: maxClockRows}
+	if len(clocks) <= maxClockRows {
+		return clocks, bound
+	}
+	rest := clocks[maxClockRows-1:]
+	other := ClockOffset{Source: otherLogs, Reference: rest[0].Reference}
+	reliable, largest := 0, 0.0
+	for _, c := range rest {
+		other.Events += c.Events
+		other.ReferenceEvents = c.ReferenceEvents
+		if c.Reliable {
+			reliable++
+			largest = max(largest, math.Abs(c.Offset))
+		}
+	}
+	bound.Folded = int64(len(rest))
+	other.Note = fmt.Sprintf("%s more logs, %d with a reliable offset", count(bound.Folded), reliable)
+	if reliable > 0 {
+		other.Note += ", at most " + secs(largest) + " either way"
+	}
+	return append(clocks[:maxClockRows-1:maxClockRows-1], other), bound
 }
 
 func signedSecs(v float64) string {

@@ -77,13 +77,28 @@ func requeueGroups(j *joins) (delays []float64, groupOf []int) {
 		for _, td := range tds[bounds[b-1]:bounds[b]] {
 			groupOf[td.task] = b - 1
 			ds = append(ds, td.delay)
-			prefixes[b-1][taskPrefix(j.tasks[td.task].id.String())]++
+			// Past maxPrefixes distinct prefixes, the rest count only in
+			// the group's total: a prefix that names a runner is common
+			// enough to be among the first, and ids that share none must
+			// not grow the map with the tasks.
+			p := taskPrefix(j.tasks[td.task].id.String())
+			if _, ok := prefixes[b-1][p]; !ok && len(prefixes[b-1]) >= maxPrefixes {
+				p = unnamedPrefix
+			}
+			prefixes[b-1][p]++
 		}
 		delays = append(delays, percentile(ds, 0.5))
 	}
 	assignByPrefix(j, groupOf, prefixes)
 	return delays, groupOf
 }
+
+// maxPrefixes bounds the task id prefixes counted per group; unnamedPrefix
+// counts the rest, and is never taken for a runner's.
+const (
+	maxPrefixes   = 4096
+	unnamedPrefix = "\x00"
+)
 
 // assignByPrefix puts the tasks that were never requeued (done or given up
 // at the first try) into the group whose tasks share their id prefix, where
@@ -99,7 +114,7 @@ func assignByPrefix(j *joins, groupOf []int, prefixes []map[string]int) {
 				best, n = p, c
 			}
 		}
-		if best == "" || 10*n < 9*total {
+		if best == "" || best == unnamedPrefix || 10*n < 9*total {
 			return
 		}
 		if _, taken := owner[best]; taken {

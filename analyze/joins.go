@@ -27,26 +27,29 @@ type attemptGroup struct {
 
 // callUnit is one call, from the SDK log when there is one, else from an
 // attempt group. Every analysis reads calls through this one shape.
+//
+// Fields are int32 and ordered largest first, so that a call takes 40
+// bytes: a log where every attempt is a call of its own holds millions.
 type callUnit struct {
 	start, end   int64
-	attempts     int // 0 when unknown
-	outcome      timeline.Outcome
-	class        timeline.Class
+	attempts     int32 // 0 when unknown
 	task         timeline.Sym
 	queueAttempt int32
 	// group is the attempt group holding this call's HTTP attempts, or -1.
-	group int
+	group   int32
+	outcome timeline.Outcome
+	class   timeline.Class
 }
 
 func (c *callUnit) failed() bool { return c.outcome.Failed() }
 
 // queueAttemptUnit is one try at a task by the job runner.
 type queueAttemptUnit struct {
+	start, end int64
 	task       timeline.Sym
 	number     int32
 	calls      int32 // how many calls it made
-	start, end int64
-	failed     bool // its last call failed
+	failed     bool  // its last call failed
 }
 
 // taskUnit is one unit of work. Its queue attempts, in order, are
@@ -322,7 +325,7 @@ func (j *joins) buildCalls() {
 		defer spill.Free(byRequest)
 		for _, i := range j.callEvents {
 			e := &j.tl.Events[i]
-			c := callUnit{start: e.Start, end: eventEnd(e), attempts: int(e.Attempts), outcome: e.Outcome,
+			c := callUnit{start: e.Start, end: eventEnd(e), attempts: e.Attempts, outcome: e.Outcome,
 				class: e.Class, task: e.TaskID, queueAttempt: e.QueueAttempt, group: -1}
 			g, ok := j.groupByCallID.get(e.CallID)
 			if !ok || e.CallID == timeline.NoSym {
@@ -332,13 +335,13 @@ func (j *joins) buildCalls() {
 				ok = ok && e.RequestID != timeline.NoSym
 			}
 			if ok {
-				c.group = g
+				c.group = int32(g)
 				j.groups[g].callEvent = i
 				if j.groups[g].task == timeline.NoSym {
 					j.groups[g].task = e.TaskID
 				}
 				if c.attempts == 0 {
-					c.attempts = int(j.groups[g].n)
+					c.attempts = j.groups[g].n
 				}
 			}
 			j.calls = append(j.calls, c)
@@ -350,8 +353,8 @@ func (j *joins) buildCalls() {
 	for g := range j.groups {
 		gr := &j.groups[g]
 		first, last := &j.tl.Events[gr.first], &j.tl.Events[gr.last]
-		j.calls = append(j.calls, callUnit{start: first.Start, end: eventEnd(last), attempts: int(gr.n),
-			outcome: last.Outcome, class: gr.class, task: gr.task, group: g})
+		j.calls = append(j.calls, callUnit{start: first.Start, end: eventEnd(last), attempts: gr.n,
+			outcome: last.Outcome, class: gr.class, task: gr.task, group: int32(g)})
 	}
 	// Groups were opened in time order of their first attempt, so calls are
 	// already sorted by start.

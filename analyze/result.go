@@ -14,24 +14,59 @@ type Result struct {
 	SchemaVersion string `json:"schema_version"`
 	// Window spans the first to the last event of the timeline.
 	Window Window `json:"window"`
-	// Inputs accounts for every line of every file read.
-	Inputs []Input `json:"inputs"`
+	// Inputs accounts for every line of every file read: past
+	// InputsBound.Rows files, the last row, "other inputs", adds up the
+	// rest.
+	Inputs      []Input    `json:"inputs"`
+	InputsBound TableBound `json:"inputs_bound"`
 	// Findings are plain sentences with numbers, most important first.
 	Findings      []string       `json:"findings"`
 	Reconcile     Reconciliation `json:"reconcile"`
 	Amplification Amplification  `json:"amplification"`
 	Waves         Waves          `json:"waves"`
-	// Clocks compares each log's clock with the access log's.
-	Clocks []ClockOffset `json:"clocks"`
+	// Clocks compares each log's clock with the access log's; past
+	// ClocksBound.Rows logs, the last row, "other logs", stands for the
+	// rest.
+	Clocks      []ClockOffset `json:"clocks"`
+	ClocksBound TableBound    `json:"clocks_bound"`
 	// Clients are the SDKs seen in User-Agents, with their known retry
 	// policies.
 	Clients []Client `json:"clients"`
+	// ClientsBound says how Clients was cut; its Uncounted are distinct
+	// User-Agents.
+	ClientsBound TableBound `json:"clients_bound"`
 	// Warnings are caveats on the numbers above; every format shows them.
 	Warnings []string `json:"warnings"`
 	// WhatIf is the replay of the incident under other retry policies;
 	// present only when asked for (analyze --whatif).
 	WhatIf *WhatIf `json:"what_if,omitempty"`
 }
+
+// TableBound says how a table with a row per distinct value (client,
+// error code, skip reason) was cut: a log can hold millions of distinct
+// values, and neither the memory nor the report may grow with them. The
+// busiest rows are kept and the rest added up in the table's last row,
+// named "other …"; nothing is left out of the counts.
+type TableBound struct {
+	// Rows is the most rows the table holds, its "other" row included.
+	Rows int `json:"rows"`
+	// Counted is the most distinct values counted apart; values first
+	// seen after them are counted in the "other" row from the start. 0
+	// when every value was counted apart.
+	Counted int `json:"counted"`
+	// Folded is how many of the values counted apart the "other" row
+	// holds.
+	Folded int64 `json:"folded"`
+	// Uncounted is how many distinct values the "other" row holds that
+	// were first seen after the Counted ones.
+	Uncounted int64 `json:"uncounted"`
+	// UncountedAtLeast says Uncounted is a floor: past a bound, distinct
+	// values are no longer told apart.
+	UncountedAtLeast bool `json:"uncounted_at_least,omitempty"`
+}
+
+// Cut reports whether the table has an "other" row.
+func (b TableBound) Cut() bool { return b.Folded > 0 || b.Uncounted > 0 }
 
 // Window is the time span of the timeline.
 type Window struct {
@@ -50,12 +85,27 @@ type Input struct {
 	Events  int64        `json:"events"`
 	Samples []SkipSample `json:"skip_samples,omitempty"`
 	// SkippedBy counts the skipped lines by reason, most frequent first;
-	// the counts add up to Skipped.
-	SkippedBy []SkipReason `json:"skipped_by_reason"`
+	// the counts add up to Skipped. Past SkippedByBound.Counted reasons,
+	// the rest count under "other reasons", last; its Uncounted is how
+	// many distinct reasons that row holds.
+	SkippedBy      []SkipReason `json:"skipped_by_reason"`
+	SkippedByBound TableBound   `json:"skipped_by_reason_bound"`
 	// Duplicates are events of this file dropped because an earlier input
 	// held them too (a file given twice, rotated files that overlap);
 	// Events counts only the events kept.
 	Duplicates int64 `json:"duplicates"`
+	// Shortened counts the events whose labels were shortened: past
+	// 65,536 distinct routes, User-Agents or error codes in one run, the
+	// rest are kept with each word that holds a digit written as "…", so
+	// that memory does not grow with them (see the warnings).
+	Shortened ShortenedLabels `json:"shortened_labels"`
+}
+
+// ShortenedLabels counts events by the label that was shortened.
+type ShortenedLabels struct {
+	Routes     int64 `json:"routes"`
+	UserAgents int64 `json:"user_agents"`
+	ErrorCodes int64 `json:"error_codes"`
 }
 
 // SkipReason is how many lines of a file were skipped for one reason, with

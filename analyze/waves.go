@@ -1575,7 +1575,7 @@ func failedCallSpan(j *joins, a int) (floor, sigma float64, n int, ok bool) {
 	d := []float64{}
 	for i := range j.calls {
 		c := &j.calls[i]
-		if c.failed() && c.attempts == a && c.end > c.start && c.class == timeline.ClassBatch {
+		if c.failed() && int(c.attempts) == a && c.end > c.start && c.class == timeline.ClassBatch {
 			if c.start%1e9 == 0 && c.end%1e9 == 0 {
 				continue
 			}
@@ -1620,8 +1620,8 @@ func typicalAttemptDuration(j *joins) float64 {
 func maxFailedCallAttempts(j *joins) int {
 	m := 1
 	for i := range j.calls {
-		if c := &j.calls[i]; c.failed() && c.attempts > m {
-			m = c.attempts
+		if c := &j.calls[i]; c.failed() && int(c.attempts) > m {
+			m = int(c.attempts)
 		}
 	}
 	return min(m, 10)
@@ -1631,43 +1631,48 @@ func maxFailedCallAttempts(j *joins) int {
 // at that many for at least half the time between the first batch call and
 // the last: a job runner with a limit on calls in flight. 0 otherwise.
 func concurrencyLimit(j *joins) int {
-	type edge struct {
-		at    int64
-		delta int
-	}
-	var edges []edge
+	// An edge is a time doubled, plus 1 for a start: sorted, ends come
+	// before starts at the same time, since an end frees its slot first.
+	// 8 bytes an edge, counted before they are made, for millions of calls.
+	n := 0
 	for i := range j.calls {
-		c := &j.calls[i]
-		if c.class != timeline.ClassBatch || c.end <= c.start {
-			continue
+		if c := &j.calls[i]; c.class == timeline.ClassBatch && c.end > c.start {
+			n += 2
 		}
-		edges = append(edges, edge{c.start, 1}, edge{c.end, -1})
 	}
-	if len(edges) < 2*minGroupTasks {
+	if n < 2*minGroupTasks {
 		return 0
 	}
-	sort.Slice(edges, func(a, b int) bool {
-		if edges[a].at != edges[b].at {
-			return edges[a].at < edges[b].at
+	edges := spill.Make[int64](0, n)
+	defer spill.Free(edges)
+	for i := range j.calls {
+		if c := &j.calls[i]; c.class == timeline.ClassBatch && c.end > c.start {
+			edges = append(edges, 2*c.start+1, 2*c.end)
 		}
-		return edges[a].delta < edges[b].delta // an end frees its slot first
-	})
+	}
+	slices.Sort(edges)
+	delta := func(e int64) int {
+		if e&1 != 0 {
+			return 1
+		}
+		return -1
+	}
 	inFlight, most := 0, 0
 	for _, e := range edges {
-		inFlight += e.delta
+		inFlight += delta(e)
 		most = max(most, inFlight)
 	}
 	var atMost int64
 	inFlight = 0
 	for k, e := range edges {
-		inFlight += e.delta
+		inFlight += delta(e)
 		// Within a few calls of the most: a freed slot is taken again a
 		// moment later.
 		if k+1 < len(edges) && most >= 2 && inFlight >= most-max(1, most/10) {
-			atMost += edges[k+1].at - e.at
+			atMost += edges[k+1]>>1 - e>>1
 		}
 	}
-	span := edges[len(edges)-1].at - edges[0].at
+	span := edges[len(edges)-1]>>1 - edges[0]>>1
 	if most < 2 || span <= 0 || 2*atMost < span {
 		return 0
 	}

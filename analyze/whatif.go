@@ -21,6 +21,9 @@ type WhatIf struct {
 	// NonRetryable lists error codes that cannot succeed on a retry but
 	// were retried in the trace.
 	NonRetryable []RetriedError `json:"non_retryable"`
+	// NonRetryableBound says how NonRetryable was cut: its last row,
+	// "other error codes", adds up the codes past the busiest.
+	NonRetryableBound TableBound `json:"non_retryable_bound"`
 	// Notes are caveats: assumed parameters, the model's simplifications.
 	Notes []string `json:"notes"`
 }

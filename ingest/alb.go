@@ -165,10 +165,10 @@ func (p *albParser) parse(line []byte, e *timeline.Event) string {
 		e.ErrorCode = timeline.Intern(ALBErrorCode)
 	}
 	if r := p.fields[albRequest]; string(r) != "- - - " && string(r) != "-" {
-		e.Route = p.strs.sym(routeOfRequest(r))
+		e.Route = p.strs.label(timeline.LabelRoute, routeOfRequest(r))
 	}
 	if ua := p.fields[albUserAgent]; string(ua) != "-" && len(ua) > 0 {
-		e.Client = p.strs.sym(ua)
+		e.Client = p.strs.label(timeline.LabelClient, ua)
 	}
 	if n > albTraceID {
 		if id := p.fields[albTraceID]; string(id) != "-" && len(id) > 0 {

@@ -65,7 +65,7 @@ func (p *envoyJSONParser) parse(line []byte, e *timeline.Event) string {
 	e.Layer = timeline.LayerHTTP
 	if v := j.value(p.flagsSlot); v != nil && v.kind == jsonString && len(v.b) > 0 &&
 		e.ErrorCode == timeline.NoSym && (e.Status < 200 || e.Status >= 400) {
-		e.ErrorCode = j.strs.sym(v.b)
+		e.ErrorCode = j.strs.label(timeline.LabelErrorCode, v.b)
 		e.Outcome = j.outcomes.classify(e.Status, e.ErrorCode)
 	}
 	if v := j.value(p.retrySlot); v != nil && e.Attempt == 0 {

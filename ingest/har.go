@@ -304,23 +304,23 @@ func (p *harParser) readEntry(doc []byte, v int, line int64) string {
 	}
 	if x.errorType != nil {
 		code, _, _ := bytes.Cut(x.errorType, []byte{':'})
-		e.ErrorCode = p.strs.sym(code)
+		e.ErrorCode = p.strs.label(timeline.LabelErrorCode, code)
 	} else if e.Status == 0 {
 		// No response: the connection failed, was refused or was cut
 		// (mitmproxy writes such flows with status 0 and no reason), an
 		// error like a timeout rather than an attempt of no outcome.
 		if x.failure != nil {
-			e.ErrorCode = p.strs.sym(x.failure)
+			e.ErrorCode = p.strs.label(timeline.LabelErrorCode, x.failure)
 		} else {
-			e.ErrorCode = p.strs.sym([]byte(harNoResponse))
+			e.ErrorCode = p.strs.label(timeline.LabelErrorCode, []byte(harNoResponse))
 		}
 	}
 	e.Outcome = p.outcomes.classify(e.Status, e.ErrorCode)
 	if x.url != nil {
-		e.Route = p.strs.sym(pathOnly(x.url))
+		e.Route = p.strs.label(timeline.LabelRoute, pathOnly(x.url))
 	}
 	if x.client != nil {
-		e.Client = p.strs.sym(x.client)
+		e.Client = p.strs.label(timeline.LabelClient, x.client)
 	}
 	if x.task != nil {
 		e.TaskID = p.strs.sym(x.task)

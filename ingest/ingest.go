@@ -54,6 +54,10 @@ type Options struct {
 	// file's modification time, when the log was last written, so that a
 	// file reads the same whenever it is analysed; zero means now.
 	YearReference time.Time
+	// Labels, when set, bounds the distinct routes, User-Agents and error
+	// codes kept as logged, across every file of one ingest; the caller
+	// settles the events with it once all are read (timeline.Labels).
+	Labels *timeline.Labels
 }
 
 const (
@@ -198,7 +202,7 @@ func readParts(r io.Reader, name string, opt Options, sizeHint int64, workers in
 		sample, whole = lr.readAhead()
 	}
 
-	strs := newInterner()
+	strs := newLabelInterner(opt.Labels)
 	p, err := chooseParser(sample, whole, opt, strs)
 	if err != nil {
 		return one(nil, fmt.Errorf("%s: %w", name, err))
@@ -210,7 +214,7 @@ func readParts(r io.Reader, name string, opt Options, sizeHint int64, workers in
 		return one(nil, fmt.Errorf("%s: %w", name, noSample(false)))
 	}
 	if sp, ok := p.(splitter); ok && workers > 1 && !whole && opt.Progress == nil && len(lr.pending) == 0 {
-		return parseBlocks(br, name, sp, prefix, compressed, workers, streamSize)
+		return parseBlocks(br, name, sp, prefix, compressed, workers, streamSize, opt.Labels)
 	}
 
 	t := &timeline.Timeline{Sources: []timeline.Source{{Path: name}}}
@@ -913,6 +917,15 @@ func (lr *lineReader) read() (line []byte, tooLong bool, err error) {
 // costs no allocation at all.
 type interner struct {
 	m map[string]timeline.Sym
+	// labels bounds the distinct routes, User-Agents and error codes kept
+	// as logged (Options.Labels); nil keeps them all.
+	labels *timeline.Labels
+	// lm caches the labels kept as logged; shapes caches the Syms of
+	// shortened values, which a log of a new value per line repeats on
+	// every line.
+	lm     [len(timeline.LabelKinds)]map[string]timeline.Sym
+	shapes [len(timeline.LabelKinds)]map[string]timeline.Sym
+	short  []byte
 }
 
 // maxInterned bounds the local table, which is emptied when it fills: the
@@ -922,6 +935,18 @@ type interner struct {
 const maxInterned = 1 << 16
 
 func newInterner() *interner { return &interner{m: make(map[string]timeline.Sym, 1024)} }
+
+// newLabelInterner is an interner whose labels labels bounds.
+func newLabelInterner(labels *timeline.Labels) *interner {
+	in := newInterner()
+	if labels != nil {
+		in.labels = labels
+		for k := range in.shapes {
+			in.lm[k], in.shapes[k] = make(map[string]timeline.Sym, 256), map[string]timeline.Sym{}
+		}
+	}
+	return in
+}
 
 // sym returns the Sym of b.
 func (in *interner) sym(b []byte) timeline.Sym {
@@ -935,6 +960,41 @@ func (in *interner) sym(b []byte) timeline.Sym {
 		}
 		in.m[id.String()] = id
 	}
+	return id
+}
+
+// label returns the Sym of a route, User-Agent or error code, as the
+// ingest's Labels keep it.
+func (in *interner) label(kind timeline.LabelKind, b []byte) timeline.Sym {
+	if in.labels == nil {
+		return in.sym(b)
+	}
+	if len(b) == 0 {
+		return timeline.NoSym
+	}
+	lm := in.lm[kind]
+	if id, ok := lm[string(b)]; ok {
+		return id
+	}
+	id, ok := in.labels.Logged(kind, b)
+	if !ok {
+		// Not cached, nor copied: a value not kept as logged is most often
+		// one of a new value per line, and its shape is cached instead.
+		in.short = timeline.ShortenInto(in.short, b)
+		shapes := in.shapes[kind]
+		if id, ok = shapes[string(in.short)]; !ok {
+			id = in.labels.Shape(kind, in.short, b)
+			if len(shapes) >= maxInterned {
+				clear(shapes)
+			}
+			shapes[string(in.short)] = id
+		}
+		return id
+	}
+	if len(lm) >= maxInterned {
+		clear(lm)
+	}
+	lm[id.String()] = id
 	return id
 }
 

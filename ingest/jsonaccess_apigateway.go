@@ -55,7 +55,7 @@ func (p *apiGatewayCLFParser) parse(line []byte, e *timeline.Event) string {
 	e.Status = int32(status)
 	e.RetryAfter = timeline.NoRetryAfter
 	if r := routeOfRequest(t[4].b); len(r) > 0 {
-		e.Route = p.strs.sym(r)
+		e.Route = p.strs.label(timeline.LabelRoute, r)
 	}
 	e.RequestID = timeline.InternBytes(t[7].b)
 	e.Outcome = p.outcomes.classify(e.Status, timeline.NoSym)
@@ -144,13 +144,13 @@ func (p *apiGatewayJSONParser) parse(line []byte, e *timeline.Event) string {
 	// resourcePath is the route template (/items/{id}): the better key
 	// for grouping than the concrete path.
 	if b := firstNonNil(js.text(agResourcePath), js.text(agPath)); b != nil {
-		e.Route = p.strs.sym(pathOnly(b))
+		e.Route = p.strs.label(timeline.LabelRoute, pathOnly(b))
 	}
 	if b := js.text(agUserAgent); b != nil {
-		e.Client = p.strs.sym(b)
+		e.Client = p.strs.label(timeline.LabelClient, b)
 	}
 	if b := firstNonNil(js.text(agErrorType), js.text(agErrorTypeFlat), js.text(agResponseType)); b != nil {
-		e.ErrorCode = p.strs.sym(b)
+		e.ErrorCode = p.strs.label(timeline.LabelErrorCode, b)
 	}
 	e.RequestID = timeline.InternBytes(js.text(agRequestID))
 	e.Outcome = p.outcomes.classify(e.Status, e.ErrorCode)

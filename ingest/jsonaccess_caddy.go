@@ -90,7 +90,7 @@ func (p *caddyParser) parse(line []byte, e *timeline.Event) string {
 		return reason
 	}
 	if b := js.text(cdURI); b != nil {
-		e.Route = p.strs.sym(pathOnly(b))
+		e.Route = p.strs.label(timeline.LabelRoute, pathOnly(b))
 	}
 	h := requestHeaders{
 		userAgent: js.text(cdUserAgent), task: firstNonNil(js.text(cdTaskID), js.text(cdJobID)),
@@ -132,7 +132,7 @@ type requestHeaders struct {
 // response was sent, for a Retry-After given as a date.
 func (h *requestHeaders) apply(e *timeline.Event, strs *interner, logged int64) {
 	if h.userAgent != nil {
-		e.Client = strs.sym(h.userAgent)
+		e.Client = strs.label(timeline.LabelClient, h.userAgent)
 	}
 	if h.task != nil {
 		e.TaskID = strs.sym(h.task)
@@ -157,6 +157,6 @@ func (h *requestHeaders) apply(e *timeline.Event, strs *interner, logged int64) 
 		if k := bytes.IndexByte(b, ':'); k >= 0 {
 			b = b[:k]
 		}
-		e.ErrorCode = strs.sym(b)
+		e.ErrorCode = strs.label(timeline.LabelErrorCode, b)
 	}
 }

@@ -75,7 +75,7 @@ func (p *traefikJSONParser) parse(line []byte, e *timeline.Event) string {
 		return reason
 	}
 	if b := js.text(tfPath); b != nil {
-		e.Route = p.strs.sym(pathOnly(b))
+		e.Route = p.strs.label(timeline.LabelRoute, pathOnly(b))
 	}
 	h := requestHeaders{
 		userAgent: js.text(tfUserAgent), task: js.text(tfTaskID), requestID: js.text(tfRequestID),
@@ -140,10 +140,10 @@ func (p *traefikCLFParser) parse(line []byte, e *timeline.Event) string {
 	e.Status = int32(status)
 	e.RetryAfter = timeline.NoRetryAfter
 	if r := routeOfRequest(t[4].b); len(r) > 0 {
-		e.Route = p.strs.sym(r)
+		e.Route = p.strs.label(timeline.LabelRoute, r)
 	}
 	if ua := clfDash(t[8].b); ua != nil {
-		e.Client = p.strs.sym(ua)
+		e.Client = p.strs.label(timeline.LabelClient, ua)
 	}
 	e.Outcome = p.outcomes.classify(e.Status, timeline.NoSym)
 	return ""

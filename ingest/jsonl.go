@@ -367,8 +367,21 @@ func (p *jsonlParser) sym(f jsonField, b []byte) timeline.Sym {
 	if r := &p.recent[f]; r.s == string(b) {
 		return r.id
 	}
-	id := p.strs.sym(b)
-	p.recent[f] = recentValue{s: id.String(), id: id}
+	var id timeline.Sym
+	switch f {
+	case jfRoute:
+		id = p.strs.label(timeline.LabelRoute, b)
+	case jfClient:
+		id = p.strs.label(timeline.LabelClient, b)
+	case jfCode:
+		id = p.strs.label(timeline.LabelErrorCode, b)
+	default:
+		id = p.strs.sym(b)
+	}
+	// A shortened label is not remembered: its Sym does not read as b.
+	if s := id.String(); s == string(b) {
+		p.recent[f] = recentValue{s: s, id: id}
+	}
 	return id
 }
 

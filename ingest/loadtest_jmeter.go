@@ -107,7 +107,7 @@ func (p *jmeterParser) parse(line []byte, e *timeline.Event) string {
 			// "Non HTTP response code: java.net.SocketTimeoutException":
 			// no response, and the exception is the error.
 			code, _ = bytes.CutPrefix(code, []byte("Non HTTP response code: "))
-			e.ErrorCode = p.strs.sym(code)
+			e.ErrorCode = p.strs.label(timeline.LabelErrorCode, code)
 		}
 	}
 	route := []byte(nil)
@@ -118,7 +118,7 @@ func (p *jmeterParser) parse(line []byte, e *timeline.Event) string {
 		route = f[c]
 	}
 	if route != nil {
-		e.Route = p.strs.sym(route)
+		e.Route = p.strs.label(timeline.LabelRoute, route)
 	}
 	said := outcomeUnsaid
 	if c := p.col[jmSuccess]; c >= 0 {

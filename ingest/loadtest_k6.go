@@ -70,15 +70,15 @@ func (p *k6Parser) parse(line []byte, e *timeline.Event) string {
 		route = js.text(k6URL)
 	}
 	if route != nil {
-		e.Route = p.strs.sym(pathOnly(route))
+		e.Route = p.strs.label(timeline.LabelRoute, pathOnly(route))
 	}
 	if e.Status == 0 {
 		// A request without a response: the error tag says why (k6
 		// leaves it empty for HTTP error statuses, which the status says).
 		if b := js.text(k6Error); b != nil {
-			e.ErrorCode = p.strs.sym(b)
+			e.ErrorCode = p.strs.label(timeline.LabelErrorCode, b)
 		} else if b := js.text(k6ErrorCode); b != nil {
-			e.ErrorCode = p.strs.sym(b)
+			e.ErrorCode = p.strs.label(timeline.LabelErrorCode, b)
 		}
 	}
 	e.Outcome = p.outcomes.classify(e.Status, e.ErrorCode)

@@ -71,10 +71,10 @@ func (p *vegetaJSONParser) parse(line []byte, e *timeline.Event) string {
 	}
 	e.Layer = timeline.LayerHTTP
 	if b := js.text(vjURL); b != nil {
-		e.Route = p.strs.sym(pathOnly(b))
+		e.Route = p.strs.label(timeline.LabelRoute, pathOnly(b))
 	}
 	e.RequestID = timeline.InternBytes(firstNonNil(js.text(vjRequestID), js.text(vjAmznRequestID)))
-	e.ErrorCode = timeline.Intern(vegetaErrorCode(p.strs, e.Status, js.text(vjErrorType), js.text(vjError)))
+	e.ErrorCode = vegetaErrorCode(p.strs, e.Status, js.text(vjErrorType), js.text(vjError))
 	e.RetryAfter = timeline.NoRetryAfter
 	if b := js.text(vjRetryAfter); b != nil {
 		e.RetryAfter = parseRetryAfter(b, max(e.End, e.Start))
@@ -87,17 +87,17 @@ func (p *vegetaJSONParser) parse(line []byte, e *timeline.Event) string {
 // text for a response is just the status line ("429 Too Many Requests"),
 // which Status already says; without a response (code 0) the text is the
 // only clue (a timeout, a refused connection).
-func vegetaErrorCode(strs *interner, status int32, errorType, errText []byte) string {
+func vegetaErrorCode(strs *interner, status int32, errorType, errText []byte) timeline.Sym {
 	if errorType != nil {
 		if k := bytes.IndexByte(errorType, ':'); k >= 0 {
 			errorType = errorType[:k]
 		}
-		return strs.bytes(errorType)
+		return strs.label(timeline.LabelErrorCode, errorType)
 	}
 	if status == 0 && errText != nil {
-		return strs.bytes(errText)
+		return strs.label(timeline.LabelErrorCode, errText)
 	}
-	return ""
+	return timeline.NoSym
 }
 
 func firstNonNil(bs ...[]byte) []byte {
@@ -163,7 +163,7 @@ func (p *vegetaCSVParser) parse(line []byte, e *timeline.Event) string {
 	var errorType []byte
 	if len(f) == 12 {
 		if len(f[vcURL]) > 0 {
-			e.Route = p.strs.sym(pathOnly(f[vcURL]))
+			e.Route = p.strs.label(timeline.LabelRoute, pathOnly(f[vcURL]))
 		}
 		var retryAfter, requestID []byte
 		retryAfter, errorType, requestID = p.wireHeaders(f[vcHeaders])
@@ -176,7 +176,7 @@ func (p *vegetaCSVParser) parse(line []byte, e *timeline.Event) string {
 	if len(f[vcError]) > 0 {
 		errText = f[vcError]
 	}
-	e.ErrorCode = timeline.Intern(vegetaErrorCode(p.strs, e.Status, errorType, errText))
+	e.ErrorCode = vegetaErrorCode(p.strs, e.Status, errorType, errText)
 	e.Outcome = p.outcomes.classify(e.Status, e.ErrorCode)
 	return ""
 }

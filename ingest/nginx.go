@@ -104,6 +104,19 @@ func (p *nginxParser) intern(k varKind, val []byte) timeline.Sym {
 	return id
 }
 
+// label is intern for a route, User-Agent or error code (timeline.Labels).
+func (p *nginxParser) label(k varKind, kind timeline.LabelKind, val []byte) timeline.Sym {
+	if r := &p.recent[k&31]; r.s == string(val) {
+		return r.id
+	}
+	id := p.strs.label(kind, val)
+	// A shortened label is not remembered: its Sym does not read as val.
+	if s := id.String(); s == string(val) {
+		p.recent[k&31] = recentValue{s: s, id: id}
+	}
+	return id
+}
+
 // recentValue is a variable's value on the previous line.
 type recentValue struct {
 	s  string
@@ -258,15 +271,15 @@ func (p *nginxParser) parseAs(f *logFormat, token []bool, line []byte, e *timeli
 			duration = ns
 		case varRequest:
 			if !absent {
-				e.Route = p.intern(varRequest, routeOfRequest(val))
+				e.Route = p.label(varRequest, timeline.LabelRoute, routeOfRequest(val))
 			}
 		case varURI:
 			if !absent && e.Route == timeline.NoSym {
-				e.Route = p.intern(varURI, pathOnly(val))
+				e.Route = p.label(varURI, timeline.LabelRoute, pathOnly(val))
 			}
 		case varUserAgent:
 			if !absent {
-				e.Client = p.intern(varUserAgent, val)
+				e.Client = p.label(varUserAgent, timeline.LabelClient, val)
 			}
 		case varRetryCount:
 			// x-stainless-retry-count counts retries before this attempt.
@@ -311,7 +324,7 @@ func (p *nginxParser) parseAs(f *logFormat, token []bool, line []byte, e *timeli
 				if k := bytes.IndexByte(val, ':'); k >= 0 {
 					val = val[:k]
 				}
-				e.ErrorCode = p.intern(varErrorType, val)
+				e.ErrorCode = p.label(varErrorType, timeline.LabelErrorCode, val)
 			}
 		case varResponseFlags:
 			if !absent && len(val) > 0 {
@@ -372,7 +385,7 @@ func (p *nginxParser) parseAs(f *logFormat, token []bool, line []byte, e *timeli
 		// Envoy's response flags say why a request failed (RL: rate
 		// limited locally, URX: upstream retry limit reached, UO: circuit
 		// breaker overflow). On a success they only annotate.
-		e.ErrorCode = p.strs.sym(flags)
+		e.ErrorCode = p.strs.label(timeline.LabelErrorCode, flags)
 	}
 	e.Layer = timeline.LayerHTTP
 	e.Outcome = p.outcomes.classify(status, e.ErrorCode)

@@ -397,21 +397,21 @@ func (p *otlpParser) emitSpan() string {
 	switch {
 	case s.amznError != nil:
 		code, _, _ := bytes.Cut(s.amznError, []byte{':'})
-		e.ErrorCode = p.strs.sym(code)
+		e.ErrorCode = p.strs.label(timeline.LabelErrorCode, code)
 	case s.errorType != nil:
 		if _, numeric := digits(s.errorType); !numeric {
-			e.ErrorCode = p.strs.sym(s.errorType)
+			e.ErrorCode = p.strs.label(timeline.LabelErrorCode, s.errorType)
 		}
 	}
 	e.Outcome = p.outcomes.classify(status, e.ErrorCode)
 	switch {
 	case s.url != nil:
-		e.Route = p.strs.sym(pathOnly(s.url))
+		e.Route = p.strs.label(timeline.LabelRoute, pathOnly(s.url))
 	case s.path != nil:
-		e.Route = p.strs.sym(pathOnly(s.path))
+		e.Route = p.strs.label(timeline.LabelRoute, pathOnly(s.path))
 	}
 	if s.client != nil {
-		e.Client = p.strs.sym(s.client)
+		e.Client = p.strs.label(timeline.LabelClient, s.client)
 	}
 	if s.requestID != nil {
 		e.RequestID = p.strs.sym(s.requestID)

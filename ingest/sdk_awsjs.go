@@ -93,15 +93,15 @@ func (p *awsJSParser) parse(line []byte, e *timeline.Event) string {
 	}
 	e.Layer = timeline.LayerCall
 	e.Start = p.start
-	e.Client = p.strs.sym(p.client)
-	e.Route = p.strs.sym(bytes.TrimSuffix(p.command, []byte("Command")))
+	e.Client = p.strs.label(timeline.LabelClient, p.client)
+	e.Route = p.strs.label(timeline.LabelRoute, bytes.TrimSuffix(p.command, []byte("Command")))
 	e.Status = int32(p.status)
 	e.Attempts = int32(p.attempts)
 	if p.reqID != nil {
 		e.RequestID = timeline.InternBytes(p.reqID)
 	}
 	if p.code != nil {
-		e.ErrorCode = p.strs.sym(p.code)
+		e.ErrorCode = p.strs.label(timeline.LabelErrorCode, p.code)
 	}
 	e.RetryAfter = timeline.NoRetryAfter
 	e.Outcome = p.outcomes.classify(e.Status, e.ErrorCode)

@@ -389,7 +389,7 @@ func (p *botocoreParser) parse(line []byte, e *timeline.Event) string {
 	}
 	e.Layer = timeline.LayerHTTP
 	e.Status = c.status
-	e.ErrorCode = timeline.Intern(c.code)
+	e.ErrorCode = p.strs.label(timeline.LabelErrorCode, []byte(c.code))
 	switch {
 	case c.status != 0 || c.code != "":
 		e.Outcome = p.outcomes.classify(e.Status, e.ErrorCode)
@@ -414,7 +414,7 @@ func (p *botocoreParser) parse(line []byte, e *timeline.Event) string {
 	if c.hasRetryAfter {
 		e.RetryAfter = c.retryAfter
 	}
-	e.Route, e.CallID, e.Client = timeline.Intern(c.route), timeline.Intern(c.id), p.client(c.ua)
+	e.Route, e.CallID, e.Client = p.strs.label(timeline.LabelRoute, []byte(c.route)), timeline.Intern(c.id), p.client(c.ua)
 	c.decided, c.ended, c.lastDecision = true, final, msg
 	c.eventLine = e.Line
 	c.status, c.code, c.hasRetryAfter, c.maxNoted = 0, "", false, false
@@ -449,7 +449,7 @@ func (p *botocoreParser) client(ua string) timeline.Sym {
 	if p.mode != "" && !strings.Contains(c, "cfg/retry-mode#") {
 		c += " cfg/retry-mode#" + p.mode
 	}
-	s := timeline.Intern(c)
+	s := p.strs.label(timeline.LabelClient, []byte(c))
 	if len(p.clients) < 1<<10 {
 		p.clients[k] = s
 	}
@@ -557,7 +557,7 @@ func (p *botocoreParser) clientError(c *botoCall, ts int64, arg []byte, e *timel
 		// parse: "An error occurred (429)".
 		e.Status = int32(n)
 	} else {
-		e.ErrorCode = p.strs.sym(arg[:k])
+		e.ErrorCode = p.strs.label(timeline.LabelErrorCode, arg[:k])
 	}
 	r, ok := bytes.CutPrefix(arg[k+1:], []byte(" when calling the "))
 	if !ok {
@@ -569,7 +569,7 @@ func (p *botocoreParser) clientError(c *botoCall, ts int64, arg []byte, e *timel
 	} else {
 		return `ClientError without "when calling the <operation> operation"`
 	}
-	e.Route = p.strs.sym(op)
+	e.Route = p.strs.label(timeline.LabelRoute, op)
 	if v, ok := bytes.CutPrefix(r, []byte(" (reached max retries: ")); ok {
 		n, _ := leadingDecimal(v)
 		if m, ok := digits(n); ok && m < 1<<20 {

@@ -162,7 +162,7 @@ func (p *openaiNodeParser) parse(line []byte, e *timeline.Event) string {
 		}
 		durationMS = w*1e6 + f/1e3
 		tail = r[2:]
-		e.Route = p.strs.sym(pathOnly(url))
+		e.Route = p.strs.label(timeline.LabelRoute, pathOnly(url))
 	}
 	if !hasTime {
 		return skipNodeNoTimestamp

@@ -127,7 +127,7 @@ func (p *openaiPythonParser) parse(line []byte, e *timeline.Event) string {
 	e.Start = ts
 	e.Status = int32(status)
 	e.Outcome = p.outcomes.classify(e.Status, timeline.NoSym)
-	e.Route = p.strs.sym(pathOnly(url))
+	e.Route = p.strs.label(timeline.LabelRoute, pathOnly(url))
 	e.RetryAfter = timeline.NoRetryAfter
 	p.lastAttempt = e.Line
 	return ""
@@ -174,7 +174,7 @@ func (p *openaiPythonParser) retryAttempt(rest []byte, ts int64, hasTime bool, e
 	}
 	if r, ok := cutAfter(rest, "Retrying request to "); ok {
 		if k := bytes.Index(r, []byte(" in ")); k > 0 {
-			e.Route = p.strs.sym(pathOnly(r[:k]))
+			e.Route = p.strs.label(timeline.LabelRoute, pathOnly(r[:k]))
 		}
 	}
 	e.RetryAfter = timeline.NoRetryAfter

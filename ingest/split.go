@@ -124,7 +124,7 @@ func ReadFileParts(path string, opt Options, workers int) (timeline.Source, []ti
 				in = pr
 			}
 			lr := &lineReader{r: bufio.NewReaderSize(in, readBufferBytes), midFile: i > 0}
-			errs[i] = parseLines(lr, t, sp.clone(newInterner()), false, path)
+			errs[i] = parseLines(lr, t, sp.clone(newLabelInterner(opt.Labels)), false, path)
 			pieces[i] = t
 		}()
 	}
@@ -210,7 +210,7 @@ func assemble(path string, p lineParser, pieces []*timeline.Timeline) (timeline.
 				src.Samples = append(src.Samples, timeline.Skip{Line: sk.Line + src.Lines, Reason: sk.Reason})
 			}
 		}
-		src.AddReasons(ps.Reasons)
+		src.AddReasons(ps)
 		parts[i] = timeline.Part{Events: t.Events, LineBase: src.Lines}
 		src.Lines += ps.Lines
 		src.Parsed += ps.Parsed
@@ -248,7 +248,7 @@ func (e errAfter) Read([]byte) (int, error) { return 0, e.err }
 // trailer says it): blocks then parse into windows of one events slice
 // sized for it, joined in place at the end, instead of slices of their own
 // merged into a new one. Any size works; a wrong one only costs the copy.
-func parseBlocks(r *bufio.Reader, path string, p splitter, prefix []byte, compressed bool, workers int, total int64) (timeline.Source, []timeline.Part, error) {
+func parseBlocks(r *bufio.Reader, path string, p splitter, prefix []byte, compressed bool, workers int, total int64, labels *timeline.Labels) (timeline.Source, []timeline.Part, error) {
 	prefix = bytes.Clone(prefix)
 	type block struct {
 		i    int
@@ -294,7 +294,7 @@ func parseBlocks(r *bufio.Reader, path string, p splitter, prefix []byte, compre
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			parser := p.clone(newInterner())
+			parser := p.clone(newLabelInterner(labels))
 			for b := range blocks {
 				var in io.Reader = bytes.NewReader(b.data)
 				if b.rest != nil {

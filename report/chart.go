@@ -246,6 +246,10 @@ func RateChart(r *analyze.Result, points []RatePoint, class string) (*Chart, err
 		name += "-" + class
 		caption = fmt.Sprintf("Requests per second by outcome, %s traffic only, waves marked", class)
 	}
+	points, k := busiestSeconds(points, maxChartPoints)
+	if k > 1 {
+		caption += fmt.Sprintf("; each point is the busiest second of %d s", k)
+	}
 	p := newPlot(title, startLabel(r), "attempts per second")
 	var series []string
 	add := func(name string, c color.Color, pick func(RatePoint) float64) error {
@@ -286,6 +290,52 @@ func RateChart(r *analyze.Result, points []RatePoint, class string) (*Chart, err
 		series = append(series, "wave start")
 	}
 	return &Chart{Name: name, Title: caption, Series: series, plot: p}, nil
+}
+
+// maxChartPoints bounds the points a time chart draws, about one per
+// pixel column: a log of days has a second for every one, and the report
+// would grow with them.
+const maxChartPoints = 1500
+
+// busiestSeconds merges runs of k seconds into one point, k the fewest that
+// leave at most max points, each field the largest of its run, so that
+// every wave keeps its height.
+func busiestSeconds(points []RatePoint, max int) ([]RatePoint, int) {
+	k := (len(points) + max - 1) / max
+	if k <= 1 {
+		return points, 1
+	}
+	out := make([]RatePoint, 0, (len(points)+k-1)/k)
+	for lo := 0; lo < len(points); lo += k {
+		pt := RatePoint{Offset: points[lo].Offset}
+		for _, q := range points[lo:min(lo+k, len(points))] {
+			pt.OK, pt.Throttled, pt.Errored = math.Max(pt.OK, q.OK), math.Max(pt.Throttled, q.Throttled), math.Max(pt.Errored, q.Errored)
+		}
+		out = append(out, pt)
+	}
+	return out, k
+}
+
+// meanWindows merges runs of k load points into one, k the fewest that
+// leave at most max points: the batch rate averaged and the interactive
+// counts added up, so that the share is the run's.
+func meanWindows(points []LoadPoint, max int) ([]LoadPoint, int) {
+	k := (len(points) + max - 1) / max
+	if k <= 1 {
+		return points, 1
+	}
+	out := make([]LoadPoint, 0, (len(points)+k-1)/k)
+	for lo := 0; lo < len(points); lo += k {
+		run := points[lo:min(lo+k, len(points))]
+		pt := LoadPoint{Offset: run[len(run)/2].Offset}
+		for _, q := range run {
+			pt.BatchRate += q.BatchRate / float64(len(run))
+			pt.InteractiveAttempts += q.InteractiveAttempts
+			pt.InteractiveThrottled += q.InteractiveThrottled
+		}
+		out = append(out, pt)
+	}
+	return out, k
 }
 
 func waveOffsets(r *analyze.Result) []float64 {
@@ -414,6 +464,7 @@ func ThrottleLoadChart(r *analyze.Result, points []LoadPoint) (*Chart, error) {
 	if len(points) == 0 {
 		return nil, fmt.Errorf("throttle chart: no per-second counts")
 	}
+	points, k := meanWindows(points, maxChartPoints)
 	p := newPlot("Interactive throttling beside batch load", startLabel(r), "interactive attempts throttled (%)")
 	peak, peakShare := 0.0, 0.0
 	for _, pt := range points {
@@ -473,6 +524,9 @@ func ThrottleLoadChart(r *analyze.Result, points []LoadPoint) (*Chart, error) {
 		series = append(series, "wave start")
 	}
 	caption := fmt.Sprintf("Share of interactive attempts throttled beside the batch attempt rate (%d s windows), waves marked", loadWindow)
+	if k > 1 {
+		caption = fmt.Sprintf("Share of interactive attempts throttled beside the batch attempt rate (%d s windows, averaged over runs of %d), waves marked", loadWindow, k)
+	}
 	return &Chart{Name: "throttle-load", Title: caption, Series: series, plot: p}, nil
 }
 

@@ -196,3 +196,47 @@ func TestChartsNeedData(t *testing.T) {
 		t.Error("ACF chart without a lag step: no error")
 	}
 }
+
+// TestChartPointsBounded: a long log's per-second series is merged into at
+// most maxChartPoints points, keeping each run's busiest second (rates)
+// or adding up its counts (the load chart), so waves keep their height.
+func TestChartPointsBounded(t *testing.T) {
+	tests := []struct {
+		seconds, wantPoints, wantRun int
+	}{
+		{seconds: 10, wantPoints: 10, wantRun: 1},
+		{seconds: maxChartPoints, wantPoints: maxChartPoints, wantRun: 1},
+		{seconds: maxChartPoints + 1, wantPoints: (maxChartPoints + 2) / 2, wantRun: 2},
+		{seconds: 86400, wantPoints: 1490, wantRun: 58},
+	}
+	for _, tt := range tests {
+		rates := make([]RatePoint, tt.seconds)
+		loads := make([]LoadPoint, tt.seconds)
+		for i := range rates {
+			rates[i] = RatePoint{Offset: float64(i), OK: 1}
+			loads[i] = LoadPoint{Offset: float64(i), BatchRate: 2, InteractiveAttempts: 1}
+		}
+		// One spike second, which the merged rate keeps.
+		rates[tt.seconds-1].Throttled = 500
+		gotRates, k := busiestSeconds(rates, maxChartPoints)
+		gotLoads, kl := meanWindows(loads, maxChartPoints)
+		if len(gotRates) != tt.wantPoints || k != tt.wantRun || len(gotLoads) != tt.wantPoints || kl != tt.wantRun {
+			t.Errorf("%d s: %d rate points of %d s, %d load points of %d; want %d of %d", tt.seconds, len(gotRates), k, len(gotLoads), kl, tt.wantPoints, tt.wantRun)
+			continue
+		}
+		if gotRates[len(gotRates)-1].Throttled != 500 || gotRates[0].OK != 1 {
+			t.Errorf("%d s: the spike or the rate is lost: %+v", tt.seconds, gotRates[len(gotRates)-1])
+		}
+		var attempts float64
+		for _, p := range gotLoads {
+			attempts += p.InteractiveAttempts
+			if p.BatchRate < 1.999 || p.BatchRate > 2.001 {
+				t.Errorf("%d s: batch rate %v, want 2", tt.seconds, p.BatchRate)
+				break
+			}
+		}
+		if attempts != float64(tt.seconds) {
+			t.Errorf("%d s: %v interactive attempts, want %d", tt.seconds, attempts, tt.seconds)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -76,12 +77,12 @@ func layout(r *analyze.Result) *document {
 	}
 	d.findings = r.Findings
 	d.sections = []section{
-		inputsSection(r.Inputs),
+		inputsSection(r.Inputs, r.InputsBound),
 		reconcileSection(&r.Reconcile),
 		amplificationSection(&r.Amplification),
 		wavesSection(&r.Waves, r.Window),
-		clientsSection(r.Clients),
-		clocksSection(r.Clocks),
+		clientsSection(r.Clients, r.ClientsBound),
+		clocksSection(r.Clocks, r.ClocksBound),
 		warningsSection(r.Warnings),
 	}
 	if r.WhatIf != nil {
@@ -97,7 +98,7 @@ func windowText(w analyze.Window) string {
 	return fmt.Sprintf("%s to %s (%s)", timestamp(w.Start), timestamp(w.End), seconds(w.Duration))
 }
 
-func inputsSection(inputs []analyze.Input) section {
+func inputsSection(inputs []analyze.Input, bound analyze.TableBound) section {
 	s := section{title: "Inputs"}
 	if len(inputs) == 0 {
 		s.blocks = append(s.blocks, sentences("no input files"))
@@ -116,6 +117,9 @@ func inputsSection(inputs []analyze.Input) section {
 		for _, r := range in.SkippedBy {
 			reasons = append(reasons, fmt.Sprintf("%s: %s × %s", in.Path, count(r.Lines), r.Reason))
 		}
+		if in.SkippedByBound.Cut() {
+			reasons = append(reasons, in.Path+": "+boundText(in.SkippedByBound, "most frequent", "reasons", "reasons"))
+		}
 		for _, sm := range in.Samples {
 			samples = append(samples, sm.Position+": "+sm.Reason)
 		}
@@ -127,6 +131,9 @@ func inputsSection(inputs []analyze.Input) section {
 		g.add("total", "", count(total.Lines), count(total.Parsed), count(total.Skipped), count(total.Duplicates), count(total.Events))
 	}
 	s.blocks = append(s.blocks, block{table: g})
+	if bound.Cut() {
+		s.blocks = append(s.blocks, sentences(boundText(bound, "first", "files", "files")))
+	}
 	if len(reasons) > 0 {
 		s.blocks = append(s.blocks, block{label: "Skipped by reason", items: reasons})
 	}
@@ -442,7 +449,7 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 
 // clientsSection names the SDKs behind the attempts and their known retry
 // policies, the settings a user would change.
-func clientsSection(clients []analyze.Client) section {
+func clientsSection(clients []analyze.Client, bound analyze.TableBound) section {
 	s := section{title: "Clients"}
 	if len(clients) == 0 {
 		s.blocks = append(s.blocks, sentences("no User-Agent in the access log"))
@@ -456,21 +463,51 @@ func clientsSection(clients []analyze.Client) section {
 			maxAttempts, retryAfter = strconv.Itoa(c.MaxAttempts), c.RetryAfter
 		}
 		g.add(c.UserAgent, c.SDK, orNA(c.Version), count(c.Attempts), count(c.Throttled), maxAttempts, retryAfter)
-		policies = append(policies, c.Policy)
+		// Rows of one policy (tools that are no SDK) say it once.
+		if !slices.Contains(policies, c.Policy) {
+			policies = append(policies, c.Policy)
+		}
 	}
-	s.blocks = append(s.blocks, block{table: g}, block{label: "Retry policies", items: policies})
+	s.blocks = append(s.blocks, block{table: g})
+	if bound.Cut() {
+		s.blocks = append(s.blocks, sentences(boundText(bound, "busiest", "clients", "User-Agents")))
+	}
+	s.blocks = append(s.blocks, block{label: "Retry policies", items: policies})
 	return s
 }
 
+// boundText says how a table was cut: what its "other" row holds, in the
+// table's units and, for values first seen past the bound, in the units
+// they were told apart by.
+func boundText(b analyze.TableBound, kept, unit, uncountedUnit string) string {
+	var held []string
+	if b.Folded > 0 {
+		held = append(held, fmt.Sprintf("%s %s past the %s %s", count(b.Folded), unit, count(int64(b.Rows-1)), kept))
+	}
+	if b.Uncounted > 0 {
+		floor := ""
+		if b.UncountedAtLeast {
+			floor = "at least "
+		}
+		held = append(held, fmt.Sprintf("%s%s %s first seen after %s %s were counted", floor, count(b.Uncounted), uncountedUnit, count(int64(b.Counted)), unit))
+	}
+	return fmt.Sprintf("Table cut at %d rows: the last adds up %s.", b.Rows, strings.Join(held, " and "))
+}
+
 // clocksSection shows how far each log's clock reads from the access log's.
-func clocksSection(clocks []analyze.ClockOffset) section {
+func clocksSection(clocks []analyze.ClockOffset, bound analyze.TableBound) section {
 	s := section{title: "Clocks"}
 	if len(clocks) == 0 {
 		s.blocks = append(s.blocks, sentences("only one log, nothing to compare"))
 		return s
 	}
 	g := newGrid("log", "against", "#offset", "#±", "#correlation", "#events", "verdict")
-	for _, c := range clocks {
+	for i, c := range clocks {
+		if i == len(clocks)-1 && bound.Cut() {
+			// The row for the rest has no one offset.
+			g.add(c.Source, c.Reference, "–", "–", "–", count(c.Events), c.Note)
+			continue
+		}
 		verdict := "in step"
 		switch {
 		case c.Note != "":
@@ -488,6 +525,9 @@ func clocksSection(clocks []analyze.ClockOffset) section {
 			strconv.FormatFloat(c.Correlation, 'f', 2, 64), count(c.Events), verdict)
 	}
 	s.blocks = append(s.blocks, block{table: g})
+	if bound.Cut() {
+		s.blocks = append(s.blocks, sentences(boundText(bound, "first", "logs", "logs")))
+	}
 	return s
 }
 

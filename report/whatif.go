@@ -71,6 +71,9 @@ func whatIfSections(w *analyze.WhatIf, withRecommendations bool) []section {
 			ng.add(e.Code, fmt.Sprint(e.Status), count(e.Errors), count(e.Retried), count(e.Wasted))
 		}
 		rec.blocks = append(rec.blocks, block{label: "Non-retryable errors that were retried", table: ng})
+		if w.NonRetryableBound.Cut() {
+			rec.blocks = append(rec.blocks, sentences(boundText(w.NonRetryableBound, "most wasteful", "error codes", "error codes")))
+		}
 	}
 
 	in := section{title: "Replay inputs"}

@@ -226,10 +226,21 @@ type Source struct {
 	// Reasons counts skipped lines by ReasonKey of their reason; they add
 	// up to Skipped.
 	Reasons map[string]int64 `json:"skip_reasons,omitempty"`
+	// FoldedReasons is how many distinct reasons without a key of their
+	// own in Reasons are counted under OtherReasons: exact up to
+	// MaxFoldedReasons, a floor past it (FoldedReasonsAtLeast).
+	FoldedReasons        int64 `json:"skip_reasons_folded,omitempty"`
+	FoldedReasonsAtLeast bool  `json:"skip_reasons_folded_at_least,omitempty"`
+	// folded are the hashes of the reasons under OtherReasons.
+	folded map[uint64]struct{}
 	// Duplicates counts events dropped because an earlier input (the same
 	// file given twice, an overlapping rotated file) already held them;
 	// Events counts only those kept.
 	Duplicates int64 `json:"duplicates,omitempty"`
+	// Shortened counts the events whose route, User-Agent or error code
+	// was shortened, past MaxVerbatimLabels distinct values of its kind
+	// (see Labels).
+	Shortened ShortenedLabels `json:"shortened_labels,omitzero"`
 	// Warnings are doubts about how the file was read (a format guessed
 	// from lines it does not fully explain), each naming the option that
 	// settles it.
@@ -248,22 +259,37 @@ func (s *Source) AddSkip(line int64, reason string) {
 // AddReasons counts another Source's skip reasons into s, as when the
 // pieces of one file read in parallel are put together; their Skipped is
 // the caller's to add.
-func (s *Source) AddReasons(reasons map[string]int64) {
+func (s *Source) AddReasons(o *Source) {
 	// In order, so that which reasons overflow into OtherReasons does not
-	// depend on map order.
-	keys := make([]string, 0, len(reasons))
-	for key := range reasons {
+	// depend on map order, and OtherReasons last, taking no place of a
+	// reason's own.
+	keys := make([]string, 0, len(o.Reasons))
+	for key := range o.Reasons {
 		keys = append(keys, key)
 	}
-	slices.Sort(keys)
+	slices.SortFunc(keys, func(a, b string) int {
+		return cmp.Or(cmp.Compare(boolInt(a == OtherReasons), boolInt(b == OtherReasons)), cmp.Compare(a, b))
+	})
 	for _, key := range keys {
-		s.countReason(key, reasons[key])
+		s.countReason(key, o.Reasons[key])
+	}
+	for h := range o.folded {
+		s.fold(h)
+	}
+	s.FoldedReasonsAtLeast = s.FoldedReasonsAtLeast || o.FoldedReasonsAtLeast
+	// A reason another piece folded may have a key of its own here.
+	for key := range s.Reasons {
+		if _, ok := s.folded[labelHash([]byte(key))]; ok {
+			delete(s.folded, labelHash([]byte(key)))
+			s.FoldedReasons--
+		}
 	}
 }
 
 func (s *Source) countReason(key string, n int64) {
 	// The last place is kept for OtherReasons.
-	if _, ok := s.Reasons[key]; !ok && len(s.Reasons) >= MaxSkipReasons-1 {
+	if _, ok := s.Reasons[key]; !ok && len(s.Reasons) >= MaxSkipReasons-1 && key != OtherReasons {
+		s.fold(labelHash([]byte(key)))
 		key = OtherReasons
 	}
 	if s.Reasons == nil {
@@ -272,9 +298,36 @@ func (s *Source) countReason(key string, n int64) {
 	s.Reasons[key] += n
 }
 
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// fold counts a reason, by its hash, among those under OtherReasons.
+func (s *Source) fold(h uint64) {
+	if _, ok := s.folded[h]; ok {
+		return
+	}
+	if len(s.folded) >= MaxFoldedReasons {
+		s.FoldedReasonsAtLeast = true
+		return
+	}
+	if s.folded == nil {
+		s.folded = map[uint64]struct{}{}
+	}
+	s.folded[h] = struct{}{}
+	s.FoldedReasons++
+}
+
 // MaxSkipReasons bounds the distinct reasons counted per file, OtherReasons
 // included, under which the rest are counted.
 const MaxSkipReasons = 32
+
+// MaxFoldedReasons bounds the distinct reasons under OtherReasons that a
+// file tells apart to count them.
+const MaxFoldedReasons = 4096
 
 // OtherReasons is the reason skipped lines are counted under past
 // MaxSkipReasons.

@@ -1,11 +1,13 @@
 package whatif
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/stampede/stampede/analyze"
+	"github.com/stampede/stampede/spill"
 	"github.com/stampede/stampede/timeline"
 )
 
@@ -14,62 +16,93 @@ import (
 // and were followed by more attempts of the same task, or of the same call
 // when the log has no task ids. Every attempt after the first such error of
 // a task or call is counted as wasted: it was bound to fail the same way.
-// Codes are listed most wasted first.
-func RetriedNonRetryable(tl *timeline.Timeline) []analyze.RetriedError {
-	groups := map[string][]*timeline.Event{}
-	var keys []string
+// Codes are listed most wasted first, at most maxCodeRows rows; the rest
+// are added up in one last row, which the bound accounts for.
+func RetriedNonRetryable(tl *timeline.Timeline) ([]analyze.RetriedError, analyze.TableBound) {
+	// The attempts with a task or call id, grouped by it: a stable sort of
+	// their indexes keeps each group in time order. 4 bytes an attempt,
+	// where a map of per-group slices took tens, for millions of tasks.
+	idx := spill.Make[int32](0, len(tl.Events))
+	defer spill.Free(idx)
 	for i := range tl.Events {
-		e := &tl.Events[i]
-		if e.Layer != timeline.LayerHTTP {
-			continue
+		if e := &tl.Events[i]; e.Layer == timeline.LayerHTTP && (e.TaskID != timeline.NoSym || e.CallID != timeline.NoSym) {
+			idx = append(idx, int32(i))
 		}
-		key := "task " + e.TaskID.String()
-		if e.TaskID == timeline.NoSym {
-			if e.CallID == timeline.NoSym {
-				continue
-			}
-			key = "call " + e.CallID.String()
+	}
+	group := func(e *timeline.Event) (byCall bool, id timeline.Sym) {
+		if e.TaskID != timeline.NoSym {
+			return false, e.TaskID
 		}
-		if _, ok := groups[key]; !ok {
-			keys = append(keys, key)
-		}
-		groups[key] = append(groups[key], e)
+		return true, e.CallID
+	}
+	slices.SortStableFunc(idx, func(a, b int32) int {
+		ca, ia := group(&tl.Events[a])
+		cb, ib := group(&tl.Events[b])
+		return cmp.Or(cmp.Compare(boolInt(ca), boolInt(cb)), cmp.Compare(ia, ib))
+	})
+
+	// A code is its error code, or its status when the log names none.
+	type codeKey struct {
+		code   timeline.Sym
+		status int32
 	}
 	type tally struct {
-		status                  int32
+		// status is that of the earliest attempt ending in the code, and
+		// first that attempt's index: the order the groups are walked in
+		// (by Sym) is not the log's.
+		status, first           int32
 		errors, retried, wasted int64
 	}
-	byCode := map[string]*tally{}
-	for _, k := range keys {
-		g := groups[k]
-		slices.SortStableFunc(g, func(a, b *timeline.Event) int { return cmpInt(a.Start, b.Start) })
-		firstCode := ""
-		for i, e := range g {
+	// Codes are labels (timeline.Labels), bounded per ingest, so the map
+	// is too.
+	byCode := map[codeKey]*tally{}
+	for lo := 0; lo < len(idx); {
+		bc, id := group(&tl.Events[idx[lo]])
+		hi := lo + 1
+		for hi < len(idx) {
+			if c, i := group(&tl.Events[idx[hi]]); c != bc || i != id {
+				break
+			}
+			hi++
+		}
+		var firstCode *tally
+		for k := lo; k < hi; k++ {
+			e := &tl.Events[idx[k]]
 			if e.Outcome == timeline.OutcomeNonRetryable {
-				code := codeOf(e)
-				t := byCode[code]
+				key := codeKey{e.ErrorCode, 0}
+				if e.ErrorCode == timeline.NoSym {
+					key.status = e.Status
+				}
+				t := byCode[key]
 				if t == nil {
-					t = &tally{status: e.Status}
-					byCode[code] = t
+					t = &tally{status: e.Status, first: idx[k]}
+					byCode[key] = t
+				} else if idx[k] < t.first {
+					t.status, t.first = e.Status, idx[k]
 				}
 				t.errors++
-				if i+1 < len(g) {
+				if k+1 < hi {
 					t.retried++
 				}
-				if firstCode == "" {
-					firstCode = code
+				if firstCode == nil {
+					firstCode = t
 					continue
 				}
 			}
-			if firstCode != "" {
-				byCode[firstCode].wasted++
+			if firstCode != nil {
+				firstCode.wasted++
 			}
 		}
+		lo = hi
 	}
 	out := []analyze.RetriedError{}
-	for code, t := range byCode {
+	for key, t := range byCode {
 		if t.retried == 0 {
 			continue
+		}
+		code := key.code.String()
+		if key.code == timeline.NoSym {
+			code = fmt.Sprintf("HTTP %d", key.status)
 		}
 		out = append(out, analyze.RetriedError{
 			Code: code, Status: t.status, Errors: t.errors, Retried: t.retried, Wasted: t.wasted,
@@ -78,17 +111,34 @@ func RetriedNonRetryable(tl *timeline.Timeline) []analyze.RetriedError {
 		})
 	}
 	slices.SortFunc(out, func(a, b analyze.RetriedError) int {
-		if a.Wasted != b.Wasted {
-			return cmpInt(b.Wasted, a.Wasted)
-		}
-		return strings.Compare(a.Code, b.Code)
+		return cmp.Or(cmpInt(b.Wasted, a.Wasted), strings.Compare(a.Code, b.Code))
 	})
-	return out
+	bound := analyze.TableBound{Rows: maxCodeRows}
+	if len(out) <= maxCodeRows {
+		return out, bound
+	}
+	other := analyze.RetriedError{Code: otherCodes}
+	for _, r := range out[maxCodeRows-1:] {
+		other.Errors += r.Errors
+		other.Retried += r.Retried
+		other.Wasted += r.Wasted
+	}
+	bound.Folded = int64(len(out) - maxCodeRows + 1)
+	other.Text = fmt.Sprintf("%s more non-retryable error codes, each with no more wasted attempts than those above, were retried: %s of %s attempts ending in them, %s attempts wasted after the first",
+		thousands(float64(bound.Folded)), thousands(float64(other.Retried)), thousands(float64(other.Errors)), thousands(float64(other.Wasted)))
+	return append(out[:maxCodeRows-1:maxCodeRows-1], other), bound
 }
 
-func codeOf(e *timeline.Event) string {
-	if e.ErrorCode != timeline.NoSym {
-		return e.ErrorCode.String()
+// maxCodeRows bounds the non-retryable error codes listed, and
+// recommended against one by one.
+const (
+	maxCodeRows = 20
+	otherCodes  = "other error codes"
+)
+
+func boolInt(b bool) int {
+	if b {
+		return 1
 	}
-	return fmt.Sprintf("HTTP %d", e.Status)
+	return 0
 }

@@ -50,7 +50,9 @@ type Params struct {
 	MaxAttemptsPerTask int64
 	// NonRetryable is what the trace retried that could never succeed.
 	NonRetryable []analyze.RetriedError
-	Notes        []string
+	// NonRetryableBound says how NonRetryable was cut.
+	NonRetryableBound analyze.TableBound
+	Notes             []string
 }
 
 // FromScenario takes every parameter from a scenario file.
@@ -332,7 +334,7 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 	}
 	p.TraceDurationS = res.Window.Duration
 	p.MaxAttemptsPerTask = maxAttemptsPerTask(batch)
-	p.NonRetryable = RetriedNonRetryable(tl)
+	p.NonRetryable, p.NonRetryableBound = RetriedNonRetryable(tl)
 	if err := sc.Validate(); err != nil {
 		return Params{}, fmt.Errorf("what-if: measured parameters do not make a scenario: %w", err)
 	}

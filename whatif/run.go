@@ -208,11 +208,12 @@ func Run(p Params, opt Options) (*analyze.WhatIf, error) {
 	policies := Policies(p.Scenario)
 	rows := make([]row, len(policies))
 	wi := &analyze.WhatIf{
-		Source:          "trace",
-		Parameters:      p.Parameters(),
-		Recommendations: []string{},
-		NonRetryable:    p.NonRetryable,
-		Notes:           slices.Clone(p.Notes),
+		Source:            "trace",
+		Parameters:        p.Parameters(),
+		Recommendations:   []string{},
+		NonRetryable:      p.NonRetryable,
+		NonRetryableBound: p.NonRetryableBound,
+		Notes:             slices.Clone(p.Notes),
 	}
 	if p.TraceRequests == 0 {
 		wi.Source = "scenario " + p.Scenario.Name
@@ -220,6 +221,7 @@ func Run(p Params, opt Options) (*analyze.WhatIf, error) {
 	if wi.NonRetryable == nil {
 		wi.NonRetryable = []analyze.RetriedError{}
 	}
+	wi.NonRetryableBound.Rows = maxCodeRows
 	for i := range opt.Seeds {
 		wi.Seeds = append(wi.Seeds, p.Scenario.Seed+uint64(i))
 	}

@@ -3,6 +3,7 @@ package whatif_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -391,7 +392,7 @@ func TestRetriedNonRetryable(t *testing.T) {
 		// t4: throttles only.
 		ev(1, "t4", 429, ""), ev(2, "t4", 200, ""),
 	}}
-	got := whatif.RetriedNonRetryable(tl)
+	got, _ := whatif.RetriedNonRetryable(tl)
 	want := []analyze.RetriedError{
 		{Code: "ServiceQuotaExceededException", Status: 402, Errors: 2, Retried: 1, Wasted: 2},
 		{Code: "ValidationException", Status: 400, Errors: 3, Retried: 2, Wasted: 2},
@@ -408,6 +409,44 @@ func TestRetriedNonRetryable(t *testing.T) {
 		if got[i].Text == "" {
 			t.Errorf("%d: no sentence", i)
 		}
+	}
+}
+
+// TestRetriedNonRetryableBounded: a code per task, each retried once,
+// keeps 19 rows and one for the rest, whose counts add up.
+func TestRetriedNonRetryableBounded(t *testing.T) {
+	tests := []struct {
+		codes      int
+		wantRows   int
+		wantFolded int64
+	}{
+		{codes: 5, wantRows: 5},
+		{codes: 20, wantRows: 20},
+		{codes: 5000, wantRows: 20, wantFolded: 4981},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.codes), func(t *testing.T) {
+			var events []timeline.Event
+			for i := range tt.codes {
+				for k := range 2 {
+					events = append(events, timeline.Event{Start: int64(i*2+k) * 1e9, Layer: timeline.LayerHTTP, Status: 400,
+						ErrorCode: timeline.Intern(fmt.Sprintf("InvalidThing%dException", i)), Outcome: timeline.OutcomeNonRetryable,
+						TaskID: timeline.Intern(fmt.Sprintf("bounded-task-%d", i))})
+				}
+			}
+			got, bound := whatif.RetriedNonRetryable(&timeline.Timeline{Events: events})
+			if len(got) != tt.wantRows || bound.Folded != tt.wantFolded || bound.Rows != 20 {
+				t.Fatalf("%d rows, bound %+v; want %d rows, %d folded", len(got), bound, tt.wantRows, tt.wantFolded)
+			}
+			var errs, wasted int64
+			for _, r := range got {
+				errs += r.Errors
+				wasted += r.Wasted
+			}
+			if errs != int64(2*tt.codes) || wasted != int64(tt.codes) {
+				t.Errorf("rows add up to %d errors and %d wasted, want %d and %d", errs, wasted, 2*tt.codes, tt.codes)
+			}
+		})
 	}
 }
 

@@ -5,6 +5,12 @@
 // the same shape rather than as retries of the first.
 //
 //	go run ./bench/gen -lines 5000000 -format nginx -o /tmp/access.log
+//
+// -distinct makes chosen fields take a new value on every line, the shape
+// of a hostile or badly instrumented log, for the cardinality benchmark:
+//
+//	go run ./bench/gen -lines 10000000 -distinct ua,route,task -o /tmp/distinct.log
+//	go run ./bench/gen -lines 1000000 -distinct sdk-version -o /tmp/versions.log
 package main
 
 import (
@@ -15,7 +21,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/stampede/stampede/simulate"
@@ -29,15 +37,21 @@ func main() {
 		scenario = flag.String("scenario", "testdata/scenarios/seed-incident.json", "scenario to scale")
 		out      = flag.String("o", "", "output file (default standard output)")
 		gz       = flag.Bool("gzip", false, "gzip the output")
+		distinct = flag.String("distinct", "", "comma-separated fields given a new value on every line: ua (a User-Agent of its own product), route, task, sdk-version (OpenAI/Python 1.N.0); nginx and combined only")
 	)
 	flag.Parse()
-	if err := run(*scenario, *format, *out, *lines, *scale, *gz); err != nil {
+	fields, err := parseDistinct(*distinct, *format)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(2)
+	}
+	if err := run(*scenario, *format, *out, *lines, *scale, *gz, fields); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(scenario, format, out string, lines, scale int, gz bool) error {
+func run(scenario, format, out string, lines, scale int, gz bool, fields distinctFields) error {
 	sc, err := simulate.LoadScenario(scenario)
 	if err != nil {
 		return err
@@ -100,6 +114,9 @@ func run(scenario, format, out string, lines, scale int, gz bool) error {
 			k := bytes.IndexByte(data, '\n')
 			line := data[:k+1]
 			data = data[k+1:]
+			if fields != (distinctFields{}) {
+				line = fields.rewrite(line, written)
+			}
 			if format == "combined" {
 				line = toCombined(line)
 			}
@@ -133,4 +150,90 @@ func toCombined(line []byte) []byte {
 		}
 	}
 	return line
+}
+
+// distinctFields are the fields -distinct gives a new value on every line.
+type distinctFields struct{ ua, route, task, sdkVersion bool }
+
+func parseDistinct(list, format string) (distinctFields, error) {
+	var f distinctFields
+	if list == "" {
+		return f, nil
+	}
+	if format != "nginx" && format != "combined" {
+		return f, fmt.Errorf("-distinct needs -format nginx or combined, not %q", format)
+	}
+	for _, name := range strings.Split(list, ",") {
+		switch strings.TrimSpace(name) {
+		case "ua":
+			f.ua = true
+		case "route":
+			f.route = true
+		case "task":
+			f.task = true
+		case "sdk-version":
+			f.sdkVersion = true
+		default:
+			return f, fmt.Errorf("-distinct: unknown field %q: want ua, route, task or sdk-version", name)
+		}
+	}
+	if f.ua && f.sdkVersion {
+		return f, fmt.Errorf("-distinct: ua and sdk-version both set the User-Agent; choose one")
+	}
+	return f, nil
+}
+
+// rewrite gives line n its own values of the chosen fields. A stampede
+// format line quotes, in order: the request, the referer, the User-Agent,
+// three retry headers, the task id and the retry-after.
+func (f distinctFields) rewrite(line []byte, n int) []byte {
+	var quoted [][2]int // start and end of each quoted field's content
+	for i := 0; i < len(line); i++ {
+		if line[i] != '"' {
+			continue
+		}
+		j := bytes.IndexByte(line[i+1:], '"')
+		if j < 0 {
+			break
+		}
+		quoted = append(quoted, [2]int{i + 1, i + 1 + j})
+		i += j + 1
+	}
+	if len(quoted) < 3 {
+		return line
+	}
+	id := strconv.Itoa(n)
+	// Replacements from the end, so that earlier offsets stay valid.
+	type edit struct {
+		from, to int
+		with     string
+	}
+	var edits []edit
+	if f.task && len(quoted) >= 7 {
+		edits = append(edits, edit{quoted[6][0], quoted[6][1], "task-u" + id})
+	}
+	switch {
+	case f.ua:
+		// A product of its own: a tool that is no SDK is keyed by product.
+		edits = append(edits, edit{quoted[2][0], quoted[2][1], "probe-" + id + "/1.0"})
+	case f.sdkVersion:
+		edits = append(edits, edit{quoted[2][0], quoted[2][1], "OpenAI/Python 1." + id + ".0"})
+	}
+	if f.route {
+		// The request is "METHOD ROUTE PROTO": the route ends at the last space.
+		req := line[quoted[0][0]:quoted[0][1]]
+		if k := bytes.LastIndexByte(req, ' '); k > 0 {
+			at := quoted[0][0] + k
+			edits = append(edits, edit{at, at, "/" + id})
+		}
+	}
+	out := make([]byte, 0, len(line)+64)
+	prev := 0
+	slices.SortFunc(edits, func(a, b edit) int { return a.from - b.from })
+	for _, e := range edits {
+		out = append(out, line[prev:e.from]...)
+		out = append(out, e.with...)
+		prev = e.to
+	}
+	return append(out, line[prev:]...)
 }

@@ -4,6 +4,12 @@
 //
 //	go run ./bench/prof -cpu cpu.prof /tmp/access.log
 //	go tool pprof -top cpu.prof
+//
+// -peak writes the heap profile of the largest heap seen while it ran, the
+// one behind the peak resident set:
+//
+//	go run ./bench/prof -peak peak.prof /tmp/access.log
+//	go tool pprof -sample_index=inuse_space -top peak.prof
 package main
 
 import (
@@ -12,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"time"
 
@@ -24,7 +31,12 @@ func main() {
 	cpu := flag.String("cpu", "", "write a CPU profile to this file")
 	mem := flag.String("mem", "", "write a heap profile (after the analysis) to this file")
 	spillBudget := flag.Int64("spill", 0, "spill the events to a temporary file, keeping the resident set under this many MiB (0: in memory)")
+	peak := flag.String("peak", "", "write the heap profile of the largest heap seen during the run to this file")
 	flag.Parse()
+	if os.Getenv("GOGC") == "" {
+		// As the command sets it.
+		debug.SetGCPercent(25)
+	}
 	if *spillBudget > 0 {
 		stop, err := spill.Start(spill.Options{Budget: *spillBudget << 20})
 		if err != nil {
@@ -42,8 +54,12 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if *mem != "" {
+	if *mem != "" || *peak != "" {
 		runtime.MemProfileRate = 64 << 10
+	}
+	if *peak != "" {
+		stop := watchPeak(*peak)
+		defer stop()
 	}
 	cfg := stampede.Config{Inputs: flag.Args(), Seed: 1}
 	t0 := time.Now()
@@ -67,6 +83,42 @@ func main() {
 		f.Close()
 	}
 	runtime.KeepAlive(tl)
+}
+
+// watchPeak samples the heap every 20 ms and, each time it is a tenth
+// larger than the largest written so far, writes its profile to path.
+func watchPeak(path string) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		var written uint64
+		var ms runtime.MemStats
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse < written+written/10 {
+				continue
+			}
+			written = ms.HeapInuse
+			f, err := os.Create(path)
+			if err != nil {
+				fail(err)
+			}
+			if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+				fail(err)
+			}
+			f.Close()
+			fmt.Fprintf(os.Stderr, "peak: heap in use %d MiB\n", written>>20)
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 func fail(err error) {

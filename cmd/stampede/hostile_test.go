@@ -2,14 +2,18 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/stampede/stampede/analyze"
 )
 
 const hostileDir = "../../testdata/hostile"
@@ -347,6 +351,183 @@ func TestEstimatedFootprint(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := estimatedFootprint(tt.inputs); got != tt.want {
 				t.Fatalf("estimatedFootprint = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestHostileCardinality reads logs where every line brings a new value:
+// every report format stays small, each table past its bound ends in an
+// "other" row, and the rows add up to what was read.
+func TestHostileCardinality(t *testing.T) {
+	// access is a stampede-format line; route, ua and task vary by test.
+	access := func(i int, route, ua, task string) string {
+		return fmt.Sprintf(`127.0.0.1 - - [30/Nov/2026:02:%02d:%02d +0000] "POST %s HTTP/1.1" %d 65 "-" "%s" 0.002 0.002 "0" "-" "-" "%s" %d.%03d "2"`,
+			i/60%60, i%60, route, []int{200, 429}[i%2], ua, task, 1796003999+i, i%1000)
+	}
+	word := func(i int) string {
+		w := []byte{}
+		for x := i + 1; x > 0; x /= 26 {
+			w = append(w, byte('a'+x%26))
+		}
+		return string(w)
+	}
+	lines := func(n int, line func(i int) string) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = line(i)
+		}
+		return out
+	}
+	// otlpSpan is one OTLP/JSON request of one attempt; without a start it
+	// is skipped, naming its span id, which here holds no digit.
+	otlpSpan := func(i int, spanID string, withStart bool) string {
+		start := ""
+		if withStart {
+			start = fmt.Sprintf(`"startTimeUnixNano":"%d","endTimeUnixNano":"%d",`, 1796006854000000000+int64(i)*1e8, 1796006854050000000+int64(i)*1e8)
+		}
+		return `{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"scope":{"name":"httpx"},"spans":[{"traceId":"1e223ff1f80f1c69f8f0b81c1a4e5b2d","spanId":"` + spanID +
+			`","name":"POST","kind":3,` + start + `"attributes":[{"key":"http.request.method","value":{"stringValue":"POST"}},{"key":"url.full","value":{"stringValue":"https://api.openai.com/v1/embeddings"}},{"key":"http.response.status_code","value":{"intValue":"429"}}]}]}]}]}`
+	}
+	sum := func(xs ...int64) (n int64) {
+		for _, x := range xs {
+			n += x
+		}
+		return n
+	}
+	tests := []struct {
+		name string
+		// files are the inputs, each a list of lines.
+		files [][]string
+		check func(t *testing.T, r *analyze.Result)
+		// long rows are left out under -short.
+		long bool
+	}{
+		{name: "5,000 distinct routes",
+			files: [][]string{lines(5000, func(i int) string {
+				return access(i, fmt.Sprintf("/batch/v1/jobs/%d", i), "OpenAI/Python 1.52.0", fmt.Sprintf("task-%d", i/2))
+			})},
+			check: func(t *testing.T, r *analyze.Result) {
+				// Under the label bound: every route kept as logged, and
+				// every one still classed by its name.
+				if in := r.Inputs[0]; in.Shortened.Routes != 0 || r.Reconcile.ByClass[0].Class != "batch" || r.Reconcile.ByClass[0].HTTP.Attempts != 5000 {
+					t.Errorf("shortened %+v, classes %+v", in.Shortened, r.Reconcile.ByClass)
+				}
+			}},
+		{name: "5,000 distinct User-Agents",
+			files: [][]string{lines(5000, func(i int) string {
+				return access(i, "/batch/v1/chat", fmt.Sprintf("probe-%s/1.0", word(i)), fmt.Sprintf("task-%d", i))
+			})},
+			check: func(t *testing.T, r *analyze.Result) {
+				var attempts []int64
+				for _, c := range r.Clients {
+					attempts = append(attempts, c.Attempts)
+				}
+				want := analyze.TableBound{Rows: 20, Counted: 1024, Folded: 1005, Uncounted: 3976}
+				if len(r.Clients) != 20 || r.Clients[19].SDK != "other clients" || sum(attempts...) != 5000 || r.ClientsBound != want {
+					t.Errorf("%d clients adding up to %d attempts, bound %+v; want 20 ending in other clients, 5,000, %+v", len(r.Clients), sum(attempts...), r.ClientsBound, want)
+				}
+			}},
+		{name: "5,000 distinct SDK versions",
+			files: [][]string{lines(5000, func(i int) string {
+				return access(i, "/batch/v1/chat", fmt.Sprintf("OpenAI/Python 1.%d.0", i), fmt.Sprintf("task-%d", i))
+			})},
+			check: func(t *testing.T, r *analyze.Result) {
+				var attempts []int64
+				for _, c := range r.Clients {
+					attempts = append(attempts, c.Attempts)
+				}
+				if len(r.Clients) != 20 || sum(attempts...) != 5000 || !r.ClientsBound.Cut() {
+					t.Errorf("%d clients adding up to %d attempts, bound %+v", len(r.Clients), sum(attempts...), r.ClientsBound)
+				}
+			}},
+		{name: "70,000 distinct routes and User-Agents are shortened past 65,536",
+			files: [][]string{lines(70000, func(i int) string {
+				return access(i, fmt.Sprintf("/batch/v1/jobs/%d", i), fmt.Sprintf("probe-%d/1.0", i), fmt.Sprintf("task-%d", i))
+			})},
+			check: func(t *testing.T, r *analyze.Result) {
+				want := analyze.ShortenedLabels{Routes: 70000 - 65536, UserAgents: 70000 - 65536}
+				if in := r.Inputs[0]; in.Shortened != want {
+					t.Errorf("shortened %+v, want %+v", in.Shortened, want)
+				}
+				// The shortened routes keep the word their class is read from.
+				if c := r.Reconcile.ByClass; len(c) == 0 || c[0].Class != "batch" || c[0].HTTP.Attempts != 70000 {
+					t.Errorf("classes %+v, want 70,000 batch attempts", c)
+				}
+				if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "the routes of 4,464 events are kept shortened") }) {
+					t.Errorf("no warning of the shortened routes: %q", r.Warnings)
+				}
+			}, long: true},
+		{name: "5,000 distinct skip reasons",
+			files: [][]string{append(lines(50, func(i int) string { return otlpSpan(i, fmt.Sprintf("%016x", i+1), true) }),
+				lines(5000, func(i int) string { return otlpSpan(i, word(i), false) })...)},
+			check: func(t *testing.T, r *analyze.Result) {
+				in := r.Inputs[0]
+				var skipped []int64
+				for _, s := range in.SkippedBy {
+					skipped = append(skipped, s.Lines)
+				}
+				last := in.SkippedBy[len(in.SkippedBy)-1]
+				// Past 4,096 reasons under "other", distinct ones are no
+				// longer told apart: a floor.
+				want := analyze.TableBound{Rows: 32, Counted: 31, Uncounted: 4096, UncountedAtLeast: true}
+				if in.Skipped != 5000 || len(in.SkippedBy) != 32 || last.Reason != "other reasons" || sum(skipped...) != 5000 || in.SkippedByBound != want {
+					t.Errorf("%d skipped in %d reasons adding up to %d, last %q, bound %+v; want 5,000, 32, %+v", in.Skipped, len(in.SkippedBy), sum(skipped...), last.Reason, in.SkippedByBound, want)
+				}
+			}},
+		{name: "150 input files",
+			files: slices.Collect(func(yield func([]string) bool) {
+				for f := range 150 {
+					if !yield(lines(20, func(i int) string {
+						return access(f*20+i, "/batch/v1/chat", "OpenAI/Python 1.52.0", fmt.Sprintf("task-%d", f*20+i))
+					})) {
+						return
+					}
+				}
+			}),
+			check: func(t *testing.T, r *analyze.Result) {
+				var lines []int64
+				for _, in := range r.Inputs {
+					lines = append(lines, in.Lines)
+				}
+				want := analyze.TableBound{Rows: 100, Folded: 51}
+				if len(r.Inputs) != 100 || r.Inputs[99].Path != "other inputs" || sum(lines...) != 3000 || r.InputsBound != want {
+					t.Errorf("%d inputs adding up to %d lines, bound %+v; want 100 ending in other inputs, 3,000, %+v", len(r.Inputs), sum(lines...), r.InputsBound, want)
+				}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.long && testing.Short() {
+				t.Skip("70,000 lines in four formats")
+			}
+			dir := t.TempDir()
+			var inputs []string
+			for i, f := range tt.files {
+				p := filepath.Join(dir, fmt.Sprintf("%03d.log", i))
+				if err := os.WriteFile(p, []byte(strings.Join(f, "\n")+"\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				inputs = append(inputs, p)
+			}
+			for _, format := range []string{"json", "table", "markdown", "html"} {
+				stdout, _, err := run(t, append([]string{"analyze", "--format", format}, inputs...)...)
+				if err != nil {
+					t.Fatalf("%s: %v", format, err)
+				}
+				// The seed incident's reports are 20 to 200 kB; these hold
+				// thousands of distinct values, and may not be much larger.
+				if len(stdout) > 256<<10 {
+					t.Errorf("%s report of %d bytes", format, len(stdout))
+				}
+				if format != "json" {
+					continue
+				}
+				var r analyze.Result
+				if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+					t.Fatal(err)
+				}
+				tt.check(t, &r)
 			}
 		})
 	}
