@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -8,8 +9,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 )
 
 const hostileDir = "../../testdata/hostile"
@@ -199,16 +203,31 @@ func TestParseSize(t *testing.T) {
 	}
 }
 
+// built is the command, built once per test binary by buildStampede and
+// removed by TestMain.
+var built struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
 // buildStampede builds the command once per test binary, for the tests
 // that need a real process: signals, limits and exit statuses.
 func buildStampede(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "stampede")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "stampede-test-"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "stampede")
+		if out, err := exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.bin
 }
 
 // nginxInput is enough access-log lines for detection to decide, after
@@ -277,6 +296,99 @@ func TestRunStopsCleanly(t *testing.T) {
 				t.Errorf("left %s behind", e.Name())
 			}
 		})
+	}
+}
+
+// interruptInit is the line GODEBUG=inittrace=1 prints once package
+// interrupt has initialised, and with it the signal handler.
+const interruptInit = "init github.com/stampede/stampede/internal/interrupt "
+
+// TestSignalAtStart sends SIGTERM 0 to 10 ms after the process starts, as
+// a CI runner cancelling a job may, many times. Go kills a process for
+// SIGTERM until a package asks for the signal; package interrupt asks while
+// the standard library is still initialising, long before main, and from
+// then on every signal ends the run with the command's message and status
+// 2. The initialisation trace says when that was: a signal sent before its
+// line was read may still meet the runtime's default, which no Go program
+// can move earlier, and is only counted.
+func TestSignalAtStart(t *testing.T) {
+	bin := buildStampede(t)
+	// The handler comes before nearly all of the start-up work.
+	cmd := exec.Command(bin, "--version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	trace, _ := cmd.CombinedOutput()
+	inits := strings.Count(string(trace), "\ninit ") + 1
+	at := strings.Count(string(trace[:max(0, bytes.Index(trace, []byte(interruptInit)))]), "\ninit ") + 1
+	if !bytes.Contains(trace, []byte(interruptInit)) || at > inits/4 {
+		t.Fatalf("package interrupt initialises %dth of %d packages, want within the first quarter", at, inits)
+	}
+
+	trials := 66
+	if testing.Short() {
+		trials = 22
+	}
+	var afterInit, killed int
+	for i := range trials {
+		delay := time.Duration(i%11) * time.Millisecond
+		cmd := exec.Command(bin, "analyze", "-")
+		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+		stdin, err := cmd.StdinPipe()
+		must(t, err)
+		stderr, err := cmd.StderrPipe()
+		must(t, err)
+		must(t, cmd.Start())
+		start := time.Now()
+		var initAt atomic.Int64 // since start, once the line was read
+		var text strings.Builder
+		read := make(chan struct{})
+		go func() {
+			defer close(read)
+			sc := bufio.NewScanner(stderr)
+			for sc.Scan() {
+				if strings.HasPrefix(sc.Text(), interruptInit) {
+					initAt.Store(int64(time.Since(start)))
+				}
+				text.WriteString(sc.Text() + "\n")
+			}
+		}()
+		time.Sleep(delay)
+		sent := time.Since(start)
+		must(t, cmd.Process.Signal(syscall.SIGTERM))
+		hung := time.AfterFunc(5*time.Second, func() { cmd.Process.Kill() })
+		<-read
+		cmd.Wait()
+		hung.Stop()
+		stdin.Close()
+		ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		handled := initAt.Load() != 0 && time.Duration(initAt.Load()) < sent
+		switch {
+		case ws.Exited() && ws.ExitStatus() == exitUsage && strings.Contains(text.String(), "stampede: interrupted"):
+		case ws.Signaled() && ws.Signal() == syscall.SIGTERM && !handled:
+			killed++
+		default:
+			t.Errorf("SIGTERM %v after the start (handler in place: %v): %v; stderr ends %q", sent, handled, cmd.ProcessState, tail(text.String()))
+		}
+		if handled {
+			afterInit++
+		}
+	}
+	t.Logf("%d of %d signals came after the handler, every one exit 2; %d of the %d before it met the runtime's default", afterInit, trials, killed, trials-afterInit)
+	if afterInit < trials/4 {
+		t.Errorf("only %d of %d signals came after the handler: too few to tell", afterInit, trials)
+	}
+}
+
+func tail(s string) string {
+	if len(s) > 200 {
+		return s[len(s)-200:]
+	}
+	return s
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

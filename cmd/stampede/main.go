@@ -10,17 +10,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stampede/stampede"
 	"github.com/stampede/stampede/analyze"
+	"github.com/stampede/stampede/internal/interrupt"
 	"github.com/stampede/stampede/internal/safefile"
 	"github.com/stampede/stampede/report"
 	"github.com/stampede/stampede/simulate"
@@ -37,8 +36,16 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := newRootCmd().ExecuteContext(ctx)
+	// The signals have been caught since package interrupt initialised:
+	// one sent while the process was starting is an interruption like any
+	// other, before any work.
+	ctx, stop := interrupt.Context(context.Background())
+	var err error
+	if ctx.Err() != nil {
+		err = errInterrupted
+	} else {
+		err = newRootCmd().ExecuteContext(ctx)
+	}
 	stop()
 	os.Exit(exitCode(err, os.Stderr))
 }
