@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/url"
@@ -17,17 +18,16 @@ import (
 // relative name, so the directory can be pasted into a document or a
 // repository as it is. Every file is written to a temporary and renamed, so
 // an interrupted or failed run leaves nothing half-written and no chart of
-// a report it did not write.
-func WriteFile(path string, r *analyze.Result, f Format, opts Options) error {
+// a report it did not write. Once ctx is done, WriteFile stops with its
+// cause and leaves path and its charts as they were.
+func WriteFile(ctx context.Context, path string, r *analyze.Result, f Format, opts Options) error {
 	if r == nil {
 		return fmt.Errorf("render %s: no result", f)
 	}
 	if f != FormatMarkdown {
-		var buf bytes.Buffer
-		if err := RenderWith(&buf, r, f, opts); err != nil {
-			return err
-		}
-		return writeAtomic(path, buf.Bytes())
+		return safefile.Write(ctx, path, 0o666, func(w io.Writer) error {
+			return RenderWith(w, r, f, opts)
+		})
 	}
 	charts, err := Charts(r, opts.Series)
 	if err != nil {
@@ -44,12 +44,16 @@ func WriteFile(path string, r *analyze.Result, f Format, opts Options) error {
 		}
 	}()
 	for _, c := range charts {
+		// Drawing a chart takes long beside writing it: look between two.
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		var img bytes.Buffer
 		if err := c.Write(&img, ImagePNG); err != nil {
 			return err
 		}
 		name := stem + "-" + c.Name + ".png"
-		s, err := stageBytes(filepath.Join(filepath.Dir(path), name), img.Bytes())
+		s, err := stageBytes(ctx, filepath.Join(filepath.Dir(path), name), img.Bytes())
 		if err != nil {
 			return err
 		}
@@ -61,12 +65,21 @@ func WriteFile(path string, r *analyze.Result, f Format, opts Options) error {
 	if err := renderMarkdown(&buf, d); err != nil {
 		return fmt.Errorf("render markdown: %w", err)
 	}
-	s, err := stageBytes(path, buf.Bytes())
+	s, err := stageBytes(ctx, path, buf.Bytes())
 	if err != nil {
 		return err
 	}
-	// The report goes in last, so it never links a chart not yet there.
-	staged = append(staged, s)
+	if s.WritesThrough() {
+		// A FIFO's reader may keep the report waiting: no chart goes in
+		// before it is through.
+		staged = append([]*safefile.Staged{s}, staged...)
+	} else {
+		// The report goes in last, so it never links a chart not yet there.
+		staged = append(staged, s)
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
 	for len(staged) > 0 {
 		if err := staged[0].Commit(); err != nil {
 			return err
@@ -76,17 +89,8 @@ func WriteFile(path string, r *analyze.Result, f Format, opts Options) error {
 	return nil
 }
 
-func stageBytes(path string, data []byte) (*safefile.Staged, error) {
-	return safefile.Stage(path, 0o666, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-}
-
-// writeAtomic writes a report or chart file whole or not at all, through to
-// a device or FIFO given as the output (internal/safefile).
-func writeAtomic(path string, data []byte) error {
-	return safefile.Write(path, 0o666, func(w io.Writer) error {
+func stageBytes(ctx context.Context, path string, data []byte) (*safefile.Staged, error) {
+	return safefile.Stage(ctx, path, 0o666, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"context"
+	"errors"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -16,7 +18,7 @@ func TestWriteFileMarkdownWritesChartsBeside(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "incident report.md")
 	r := incidentResult()
-	if err := WriteFile(path, r, FormatMarkdown, Options{Series: incidentSeries(r)}); err != nil {
+	if err := WriteFile(context.Background(), path, r, FormatMarkdown, Options{Series: incidentSeries(r)}); err != nil {
 		t.Fatal(err)
 	}
 	md, err := os.ReadFile(path)
@@ -59,11 +61,43 @@ func TestWriteFileMarkdownWritesChartsBeside(t *testing.T) {
 	}
 }
 
+// TestWriteFileStopped: a context done before or while the report is
+// written leaves the old report as it was and no file beside it.
+func TestWriteFileStopped(t *testing.T) {
+	stop := errors.New("stopped for the test")
+	for _, f := range Formats {
+		t.Run(string(f), func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "r."+formatExt[f])
+			must(t, os.WriteFile(path, []byte("old"), 0o644))
+			ctx, cancel := context.WithCancelCause(context.Background())
+			cancel(stop)
+			r := incidentResult()
+			if err := WriteFile(ctx, path, r, f, Options{Series: incidentSeries(r)}); !errors.Is(err, stop) {
+				t.Errorf("WriteFile = %v, want the context's cause", err)
+			}
+			if b, _ := os.ReadFile(path); string(b) != "old" {
+				t.Errorf("the old report became %q", b)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+				t.Errorf("%d files, want the old report alone", len(entries))
+			}
+		})
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestWriteFileOtherFormatsWriteOneFile(t *testing.T) {
 	for _, f := range []Format{FormatHTML, FormatJSON, FormatTable} {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "r."+formatExt[f])
-		if err := WriteFile(path, incidentResult(), f, Options{}); err != nil {
+		if err := WriteFile(context.Background(), path, incidentResult(), f, Options{}); err != nil {
 			t.Fatal(err)
 		}
 		entries, _ := os.ReadDir(dir)
@@ -129,7 +163,7 @@ func TestWriteFileMarkdownFailureLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := incidentResult()
-	if err := WriteFile(path, r, FormatMarkdown, Options{Series: incidentSeries(r)}); err == nil {
+	if err := WriteFile(context.Background(), path, r, FormatMarkdown, Options{Series: incidentSeries(r)}); err == nil {
 		t.Fatal("WriteFile over a directory succeeded")
 	}
 	entries, _ := os.ReadDir(dir)

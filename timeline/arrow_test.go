@@ -2,6 +2,7 @@ package timeline_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -190,7 +191,7 @@ func TestWriteFileReadFile(t *testing.T) {
 	for _, name := range []string{"t.arrow", "t.ipc", "t.feather", "t.parquet", "T.PARQUET"} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(dir, name)
-			if err := timeline.WriteFile(path, in); err != nil {
+			if err := timeline.WriteFile(context.Background(), path, in); err != nil {
 				t.Fatal(err)
 			}
 			if !timeline.IsTimelineFile(path) {
@@ -239,7 +240,7 @@ func TestWriteFileErrorsLeaveNothing(t *testing.T) {
 		{filepath.Join(dir, "missing", "t.arrow"), "no such file or directory"},
 	}
 	for _, tt := range tests {
-		err := timeline.WriteFile(tt.path, in)
+		err := timeline.WriteFile(context.Background(), tt.path, in)
 		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 			t.Errorf("WriteFile(%s) = %v, want error containing %q", tt.path, err, tt.wantErr)
 		}

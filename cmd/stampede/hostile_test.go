@@ -240,21 +240,42 @@ func nginxInput() []byte {
 	return b.Bytes()
 }
 
-// TestRunStopsCleanly starts the command on standard input that never
-// ends, then stops it by signal, --timeout or --max-memory: it exits 2 with
-// a message naming the cause, and leaves nothing in the output directory.
+// TestRunStopsCleanly stops the command by signal, --timeout or
+// --max-memory while it reads (standard input that never ends) or while it
+// writes (to a FIFO or standard output that nobody reads, so the write
+// cannot finish): it exits 2 within 2 s with a message naming the cause,
+// and leaves nothing new in the output directory.
 func TestRunStopsCleanly(t *testing.T) {
 	bin := buildStampede(t)
+	seed, err := filepath.Abs(filepath.Join("..", "..", "testdata", "seed-incident"))
+	must(t, err)
+	scenario, err := filepath.Abs(filepath.Join("..", "..", "testdata", "scenarios", "seed-incident.json"))
+	must(t, err)
+	const (
+		reading = "reading"
+		writing = "writing"
+	)
 	tests := []struct {
-		name    string
-		args    []string
-		signal  bool
+		name  string
+		args  []string
+		phase string
+		// fifo is the output that blocks a write: a FIFO of that name, or
+		// "-" for standard output.
+		fifo    string
+		signal  syscall.Signal
 		wantErr string
 	}{
-		{"SIGTERM during ingest", []string{"ingest", "-", "-o", "timeline.arrow"}, true, "interrupted"},
-		{"SIGTERM during analyze", []string{"analyze", "-", "--format", "html", "-o", "report.html"}, true, "interrupted"},
-		{"timeout", []string{"ingest", "-", "-o", "timeline.parquet", "--timeout", "300ms"}, false, "--timeout 300ms"},
-		{"memory limit", []string{"analyze", "-", "-o", "report.json", "--format", "json", "--max-memory", "1B"}, false, "over --max-memory 1B"},
+		{"SIGTERM during ingest", []string{"ingest", "-", "-o", "timeline.arrow"}, reading, "", syscall.SIGTERM, "interrupted"},
+		{"SIGTERM during analyze", []string{"analyze", "-", "--format", "html", "-o", "report.html"}, reading, "", syscall.SIGTERM, "interrupted"},
+		{"timeout", []string{"ingest", "-", "-o", "timeline.parquet", "--timeout", "300ms"}, reading, "", 0, "--timeout 300ms"},
+		{"memory limit", []string{"analyze", "-", "-o", "report.json", "--format", "json", "--max-memory", "1B"}, reading, "", 0, "over --max-memory 1B"},
+
+		{"SIGINT while analyze writes its report", []string{"analyze", seed, "--format", "html", "-o", "report.html"}, writing, "report.html", syscall.SIGINT, "interrupted; no output written"},
+		{"SIGTERM while analyze writes Markdown", []string{"analyze", seed, "--format", "markdown", "-o", "report.md"}, writing, "report.md", syscall.SIGTERM, "interrupted; no output written"},
+		{"SIGINT while analyze writes to standard output", []string{"analyze", seed, "--format", "html"}, writing, "-", syscall.SIGINT, "interrupted; no output written"},
+		{"SIGTERM while ingest writes Arrow", []string{"ingest", seed, "-o", "timeline.arrow"}, writing, "timeline.arrow", syscall.SIGTERM, "interrupted; no output written"},
+		{"--timeout while ingest writes Parquet", []string{"ingest", seed, "-o", "timeline.parquet", "--timeout", "3s"}, writing, "timeline.parquet", 0, "stopped after --timeout 3s"},
+		{"SIGINT while whatif writes", []string{"whatif", "--scenario", scenario, "--whatif-seeds", "1", "--format", "html", "-o", "whatif.html"}, writing, "whatif.html", syscall.SIGINT, "interrupted; no output written"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -264,36 +285,84 @@ func TestRunStopsCleanly(t *testing.T) {
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			stdin, err := cmd.StdinPipe()
-			if err != nil {
-				t.Fatal(err)
+			must(t, err)
+			// blocked holds the read end of what the command writes to in
+			// the writing phase; nobody reads it.
+			var blocked *os.File
+			switch tt.fifo {
+			case "":
+			case "-":
+				r, w, err := os.Pipe()
+				must(t, err)
+				defer r.Close()
+				defer w.Close()
+				cmd.Stdout, blocked = w, r
+			default:
+				fifo := filepath.Join(dir, tt.fifo)
+				must(t, syscall.Mkfifo(fifo, 0o600))
+				// Opened first, without blocking, so that the command's
+				// open returns and its writes fill the FIFO.
+				blocked, err = os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+				must(t, err)
+				defer blocked.Close()
 			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
+			if blocked != nil {
+				shrinkPipe(t, blocked)
 			}
-			// Writing more than a pipe holds returns once the process has
-			// read most of it, so it is running by then. A run that stops
-			// first closes the pipe: that is fine too.
-			_, werr := stdin.Write(nginxInput())
-			if werr != nil && !errors.Is(werr, syscall.EPIPE) {
-				t.Fatal(werr)
-			}
-			if tt.signal {
-				if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			must(t, cmd.Start())
+			start := time.Now()
+			exited := make(chan struct{})
+			go func() {
+				cmd.Wait()
+				close(exited)
+			}()
+			hung := time.AfterFunc(20*time.Second, func() { cmd.Process.Kill() })
+			defer hung.Stop()
+			if tt.phase == reading {
+				// Writing more than a pipe holds returns once the process
+				// has read most of it, so it is running by then. A run that
+				// stops first closes the pipe: that is fine too.
+				if _, err := stdin.Write(nginxInput()); err != nil && !errors.Is(err, syscall.EPIPE) {
 					t.Fatal(err)
 				}
+			} else {
+				stdin.Close()
+				// Writing once the first bytes are in the pipe.
+				for pending(t, blocked) == 0 {
+					select {
+					case <-exited:
+						t.Fatalf("exited before it was stuck writing: %v; stderr: %s", cmd.ProcessState, stderr.String())
+					case <-time.After(time.Millisecond):
+					}
+				}
 			}
-			err = cmd.Wait()
+			stopped := time.Now()
+			if tt.signal != 0 {
+				must(t, cmd.Process.Signal(tt.signal))
+			}
+			<-exited
 			stdin.Close()
-			var exit *exec.ExitError
-			if !errors.As(err, &exit) || exit.ExitCode() != exitUsage {
-				t.Errorf("exit %v, want status %d; stderr: %s", err, exitUsage, stderr.String())
+			if tt.phase == writing {
+				// A limit fires by itself; it is the run's time that says
+				// whether it stopped in time.
+				if tt.signal == 0 {
+					stopped = start.Add(3 * time.Second)
+				}
+				if took := time.Since(stopped); took > 2*time.Second {
+					t.Errorf("exited %v after it was stopped, want within 2s", took.Round(time.Millisecond))
+				}
+			}
+			if code := cmd.ProcessState.ExitCode(); code != exitUsage {
+				t.Errorf("%v, want exit status %d; stderr: %s", cmd.ProcessState, exitUsage, stderr.String())
 			}
 			if !strings.Contains(stderr.String(), tt.wantErr) {
 				t.Errorf("stderr %q lacks %q", stderr.String(), tt.wantErr)
 			}
 			left, _ := os.ReadDir(dir)
 			for _, e := range left {
-				t.Errorf("left %s behind", e.Name())
+				if e.Name() != tt.fifo {
+					t.Errorf("left %s behind", e.Name())
+				}
 			}
 		})
 	}
