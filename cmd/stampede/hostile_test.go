@@ -5,9 +5,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -366,6 +369,81 @@ func TestRunStopsCleanly(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestConcurrentMarkdownRuns runs two analyses of different incidents to
+// the same Markdown -o at once, many times. Whichever run puts its report
+// in place last, the report left links only charts that are there and that
+// its own run drew, and nothing else of either run is left beside it.
+func TestConcurrentMarkdownRuns(t *testing.T) {
+	bin := buildStampede(t)
+	inputs := []string{filepath.Join("..", "..", "testdata", "seed-incident"), filepath.Join("..", "..", "testdata", "ingest", "botocore-access.log")}
+	// What each run writes on its own: the report and its charts' bytes.
+	type alone struct {
+		md     string
+		charts map[string][]byte
+	}
+	want := make([]alone, len(inputs))
+	for i, in := range inputs {
+		dir := t.TempDir()
+		if out, err := exec.Command(bin, "analyze", in, "--format", "markdown", "-o", filepath.Join(dir, "r.md")).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		md, err := os.ReadFile(filepath.Join(dir, "r.md"))
+		must(t, err)
+		want[i] = alone{string(md), map[string][]byte{}}
+		for _, name := range linkedCharts(md) {
+			b, err := os.ReadFile(filepath.Join(dir, name))
+			must(t, err)
+			want[i].charts[name] = b
+		}
+	}
+	if want[0].md == want[1].md {
+		t.Fatal("the two incidents give the same report")
+	}
+	trials := 12
+	if testing.Short() {
+		trials = 4
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.md")
+	for trial := range trials {
+		var wg sync.WaitGroup
+		for _, in := range inputs {
+			wg.Go(func() {
+				if b, err := exec.Command(bin, "analyze", in, "--format", "markdown", "-o", out).CombinedOutput(); err != nil {
+					t.Errorf("%v: %s", err, b)
+				}
+			})
+		}
+		wg.Wait()
+		md, err := os.ReadFile(out)
+		must(t, err)
+		run := slices.IndexFunc(want, func(a alone) bool { return a.md == string(md) })
+		if run < 0 {
+			t.Fatalf("trial %d: the report is neither run's", trial)
+		}
+		for _, name := range linkedCharts(md) {
+			if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || !bytes.Equal(b, want[run].charts[name]) {
+				t.Errorf("trial %d: the report links %s, which is not its run's chart (%v)", trial, name, err)
+			}
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1+len(want[run].charts) {
+			t.Errorf("trial %d: %d files beside the report, want its %d charts", trial, len(entries)-1, len(want[run].charts))
+		}
+	}
+}
+
+// linkedCharts are the file names a Markdown report links as images.
+func linkedCharts(md []byte) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`!\[[^\]]*\]\(([^)]+)\)`).FindAllSubmatch(md, -1) {
+		name, err := url.PathUnescape(string(m[1]))
+		if err == nil {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // interruptInit is the line GODEBUG=inittrace=1 prints once package
