@@ -116,7 +116,10 @@ func WriteIPC(w io.Writer, t *Timeline) error {
 	return writeIPC(context.Background(), w, t)
 }
 
-func writeIPC(ctx context.Context, w io.Writer, t *Timeline) error {
+func writeIPC(ctx context.Context, w io.Writer, t *Timeline) (err error) {
+	sink := &sinkWriter{w: w}
+	defer sink.check("write arrow timeline", &err)
+	w = sink
 	enc, err := newEncoder(ctx, t)
 	if err != nil {
 		return err
@@ -134,6 +137,35 @@ func writeIPC(ctx context.Context, w io.Writer, t *Timeline) error {
 		return fmt.Errorf("write arrow timeline: %w", err)
 	}
 	return nil
+}
+
+// sinkWriter keeps the first error of the writer the Arrow libraries write
+// to, which is what went wrong when they fail: when it fails in the middle
+// of a row group (a full disk, a stopped run) the Parquet writer can panic
+// on the page it was flushing, and when it fails in the footer the Parquet
+// writer returns no error at all.
+type sinkWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *sinkWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+	return n, err
+}
+
+// check, deferred, makes a failed sink the write's error, a panic after
+// the failure included; any other panic is a bug and goes on.
+func (s *sinkWriter) check(op string, err *error) {
+	if s.err == nil {
+		return
+	}
+	if r := recover(); r != nil || *err == nil {
+		*err = fmt.Errorf("%s: %w", op, s.err)
+	}
 }
 
 // positionWriter lets the IPC writer, which only ever asks for its current
@@ -162,7 +194,10 @@ func WriteParquet(w io.Writer, t *Timeline) error {
 	return writeParquet(context.Background(), w, t)
 }
 
-func writeParquet(ctx context.Context, w io.Writer, t *Timeline) error {
+func writeParquet(ctx context.Context, w io.Writer, t *Timeline) (err error) {
+	sink := &sinkWriter{w: w}
+	defer sink.check("write parquet timeline", &err)
+	w = sink
 	enc, err := newEncoder(ctx, t)
 	if err != nil {
 		return err

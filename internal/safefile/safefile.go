@@ -180,8 +180,11 @@ func stage(ctx context.Context, path string, perm fs.FileMode, exists bool, writ
 	if err != nil {
 		return "", err
 	}
+	// Removed unless staged whole, a panic in write included: the
+	// command turns one into an error and goes on to exit.
+	staged := false
 	defer func() {
-		if err != nil {
+		if !staged {
 			tmp.Close()
 			os.Remove(tmp.Name())
 			forget(tmp.Name())
@@ -208,6 +211,7 @@ func stage(ctx context.Context, path string, perm fs.FileMode, exists bool, writ
 	if err := tmp.Close(); err != nil {
 		return "", err
 	}
+	staged = true
 	return tmp.Name(), nil
 }
 

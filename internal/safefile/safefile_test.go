@@ -131,6 +131,17 @@ func TestWriteFailureKeepsTheOldFile(t *testing.T) {
 	}
 	wantFile(t, p, "old", 0o644)
 	wantNoTemp(t, dir)
+	// A writer that panics (as Arrow's Parquet writer can when its sink
+	// fails) takes its temporary file with it too.
+	func() {
+		defer func() { recover() }()
+		Write(context.Background(), p, 0o666, func(w io.Writer) error {
+			io.WriteString(w, "half")
+			panic("writer bug")
+		})
+	}()
+	wantFile(t, p, "old", 0o644)
+	wantNoTemp(t, dir)
 	if err := Write(context.Background(), dir, 0o666, writeString("x")); err == nil || !strings.Contains(err.Error(), "directory") {
 		t.Errorf("Write to a directory = %v, want a refusal", err)
 	}
