@@ -68,7 +68,8 @@ func (g *gateFlags) checkOutputs(inputs []string) error {
 
 // apply evaluates the rules, prints one line per rule to w, writes the
 // optional JUnit and summary files, and returns a *gateFailure when a rule
-// held. Once ctx is done it writes nothing more.
+// held. Once ctx is done it writes nothing more, unless --junit is written
+// already: its summary then follows.
 func (g *gateFlags) apply(ctx context.Context, w io.Writer, rules []gate.Rule, res *analyze.Result, inputs []string) error {
 	if len(rules) == 0 {
 		return nil
@@ -84,6 +85,9 @@ func (g *gateFlags) apply(ctx context.Context, w io.Writer, rules []gate.Rule, r
 		if err := writeOutput(ctx, g.junit, nil, func(w io.Writer) error { return gate.WriteJUnit(w, title, outcomes) }); err != nil {
 			return fmt.Errorf("write --junit %s: %w", g.junit, err)
 		}
+		// In place: the summary follows whatever comes now, so that a
+		// stopped run leaves neither.
+		ctx = context.WithoutCancel(ctx)
 	}
 	if g.summary != "" {
 		if err := appendSummary(ctx, g.summary, title, outcomes); err != nil {

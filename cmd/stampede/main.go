@@ -253,8 +253,11 @@ func newAnalyzeCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				// Gate lines go to stderr: stdout holds the report.
-				return o.gates.apply(ctx, cmd.ErrOrStderr(), rules, res, args)
+				// The report is out: the gate results follow it whatever
+				// comes now, so that a run stopped with exit 2 never leaves
+				// a report. They take milliseconds. Gate lines go to
+				// stderr: stdout holds the report.
+				return o.gates.apply(context.WithoutCancel(ctx), cmd.ErrOrStderr(), rules, res, args)
 			}
 			return o.inputs.limits.run(cmd, args, analyse, write)
 		},
