@@ -346,10 +346,9 @@ func TestRunStopsCleanly(t *testing.T) {
 			<-exited
 			stdin.Close()
 			if tt.phase == writing {
-				// A limit fires by itself; it is the run's time that says
-				// whether it stopped in time.
+				// A limit fires by itself, at its time after the start.
 				if tt.signal == 0 {
-					stopped = start.Add(3 * time.Second)
+					stopped = start.Add(flagDuration(t, tt.args, "--timeout"))
 				}
 				if took := time.Since(stopped); took > 2*time.Second {
 					t.Errorf("exited %v after it was stopped, want within 2s", took.Round(time.Millisecond))
@@ -444,6 +443,18 @@ func linkedCharts(md []byte) []string {
 		}
 	}
 	return out
+}
+
+// flagDuration is the value of a duration flag in args.
+func flagDuration(t *testing.T, args []string, flag string) time.Duration {
+	t.Helper()
+	i := slices.Index(args, flag)
+	if i < 0 || i+1 == len(args) {
+		t.Fatalf("%v has no %s", args, flag)
+	}
+	d, err := time.ParseDuration(args[i+1])
+	must(t, err)
+	return d
 }
 
 // interruptInit is the line GODEBUG=inittrace=1 prints once package
