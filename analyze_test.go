@@ -475,7 +475,7 @@ func TestTimelineRoundTrip(t *testing.T) {
 	for _, ext := range []string{".arrow", ".parquet"} {
 		t.Run(ext, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "timeline"+ext)
-			if err := timeline.WriteFile(path, tl); err != nil {
+			if err := timeline.WriteFile(context.Background(), path, tl); err != nil {
 				t.Fatal(err)
 			}
 			got := analyzeDir(t, stampede.Config{Inputs: []string{path}, Seed: 1})

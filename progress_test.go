@@ -73,7 +73,7 @@ func TestIngestProgressTimelineFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "timeline.arrow")
-	if err := timeline.WriteFile(path, tl); err != nil {
+	if err := timeline.WriteFile(context.Background(), path, tl); err != nil {
 		t.Fatal(err)
 	}
 	st, err := os.Stat(path)

@@ -113,7 +113,14 @@ var columnFields = [numColumns]arrow.Field{
 // WriteIPC writes t as an Arrow IPC file (random access, also readable as
 // Feather v2).
 func WriteIPC(w io.Writer, t *Timeline) error {
-	enc, err := newEncoder(t)
+	return writeIPC(context.Background(), w, t)
+}
+
+func writeIPC(ctx context.Context, w io.Writer, t *Timeline) (err error) {
+	sink := &sinkWriter{w: w}
+	defer sink.check("write arrow timeline", &err)
+	w = sink
+	enc, err := newEncoder(ctx, t)
 	if err != nil {
 		return err
 	}
@@ -122,7 +129,7 @@ func WriteIPC(w io.Writer, t *Timeline) error {
 	if err != nil {
 		return fmt.Errorf("write arrow timeline: %w", err)
 	}
-	err = enc.eachBatch(fw.Write)
+	err = enc.eachBatch(ctx, fw.Write)
 	if cerr := fw.Close(); err == nil {
 		err = cerr
 	}
@@ -130,6 +137,35 @@ func WriteIPC(w io.Writer, t *Timeline) error {
 		return fmt.Errorf("write arrow timeline: %w", err)
 	}
 	return nil
+}
+
+// sinkWriter keeps the first error of the writer the Arrow libraries write
+// to, which is what went wrong when they fail: when it fails in the middle
+// of a row group (a full disk, a stopped run) the Parquet writer can panic
+// on the page it was flushing, and when it fails in the footer the Parquet
+// writer returns no error at all.
+type sinkWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *sinkWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+	return n, err
+}
+
+// check, deferred, makes a failed sink the write's error, a panic after
+// the failure included; any other panic is a bug and goes on.
+func (s *sinkWriter) check(op string, err *error) {
+	if s.err == nil {
+		return
+	}
+	if r := recover(); r != nil || *err == nil {
+		*err = fmt.Errorf("%s: %w", op, s.err)
+	}
 }
 
 // positionWriter lets the IPC writer, which only ever asks for its current
@@ -155,7 +191,14 @@ func (p *positionWriter) Seek(offset int64, whence int) (int64, error) {
 // WriteParquet writes t as a Parquet file, one row group per batch, with the
 // Arrow schema stored so that dictionary and timestamp types round-trip.
 func WriteParquet(w io.Writer, t *Timeline) error {
-	enc, err := newEncoder(t)
+	return writeParquet(context.Background(), w, t)
+}
+
+func writeParquet(ctx context.Context, w io.Writer, t *Timeline) (err error) {
+	sink := &sinkWriter{w: w}
+	defer sink.check("write parquet timeline", &err)
+	w = sink
+	enc, err := newEncoder(ctx, t)
 	if err != nil {
 		return err
 	}
@@ -173,7 +216,7 @@ func WriteParquet(w io.Writer, t *Timeline) error {
 	if err != nil {
 		return fmt.Errorf("write parquet timeline: %w", err)
 	}
-	err = enc.eachBatch(fw.Write)
+	err = enc.eachBatch(ctx, fw.Write)
 	if cerr := fw.Close(); err == nil {
 		err = cerr
 	}
@@ -338,18 +381,20 @@ func formatByMagic(prefix []byte) storageFormat {
 
 // WriteFile writes t to path, as Arrow IPC for .arrow, .ipc and .feather
 // and as Parquet for .parquet and .pq. It writes a temporary file in the same
-// directory and renames it, so path never holds partial output.
-func WriteFile(path string, t *Timeline) (err error) {
-	var write func(io.Writer, *Timeline) error
+// directory and renames it, so path never holds partial output. Once ctx is
+// done it stops within a batch, removes the temporary file and returns
+// ctx's cause.
+func WriteFile(ctx context.Context, path string, t *Timeline) (err error) {
+	var write func(context.Context, io.Writer, *Timeline) error
 	switch formatByExtension(path) {
 	case formatIPC:
-		write = WriteIPC
+		write = writeIPC
 	case formatParquet:
-		write = WriteParquet
+		write = writeParquet
 	default:
 		return fmt.Errorf("write %s: unknown timeline extension %q (want .arrow, .ipc, .feather or .parquet)", path, filepath.Ext(path))
 	}
-	if err := safefile.Write(path, 0o666, func(w io.Writer) error { return write(w, t) }); err != nil {
+	if err := safefile.Write(ctx, path, 0o666, func(w io.Writer) error { return write(ctx, w, t) }); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
@@ -441,7 +486,11 @@ type stringMemo struct {
 	dict  arrow.Array
 }
 
-func newEncoder(t *Timeline) (*encoder, error) {
+// checkEvery is how many events the encoder converts between two looks at
+// its context: a few milliseconds' work.
+const checkEvery = 1 << 16
+
+func newEncoder(ctx context.Context, t *Timeline) (*encoder, error) {
 	sources, err := json.Marshal(t.Sources)
 	if err != nil {
 		return nil, fmt.Errorf("encode sources: %w", err)
@@ -465,6 +514,10 @@ func newEncoder(t *Timeline) (*encoder, error) {
 	e.clients.index = map[Sym]int32{}
 	e.paths.index = map[string]int32{}
 	for i := range t.Events {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			e.release()
+			return nil, context.Cause(ctx)
+		}
 		ev := &t.Events[i]
 		codes = e.codes.add(codes, ev.ErrorCode)
 		routes = e.routes.add(routes, ev.Route)
@@ -493,7 +546,10 @@ func (m *stringMemo) add(values []string, s string) []string {
 
 func (e *encoder) release() {
 	for _, a := range []arrow.Array{e.layerDict, e.outcomeDict, e.classDict, e.codes.dict, e.routes.dict, e.clients.dict, e.paths.dict} {
-		a.Release()
+		// An encoder stopped while it was being built has only some.
+		if a != nil {
+			a.Release()
+		}
 	}
 }
 
@@ -505,8 +561,9 @@ func stringArray(mem memory.Allocator, values []string) arrow.Array {
 }
 
 // eachBatch converts the timeline batchRows events at a time and hands each
-// record to write; the record is released after write returns.
-func (e *encoder) eachBatch(write func(arrow.Record) error) error {
+// record to write; the record is released after write returns. It stops
+// with ctx's cause between two batches.
+func (e *encoder) eachBatch(ctx context.Context, write func(arrow.Record) error) error {
 	mem := e.mem
 	var (
 		starts  = array.NewTimestampBuilder(mem, timestampNS)
@@ -571,6 +628,9 @@ func (e *encoder) eachBatch(write func(arrow.Record) error) error {
 
 	events := e.t.Events
 	for lo := 0; lo < len(events); lo += batchRows {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		hi := min(lo+batchRows, len(events))
 		for _, b := range release {
 			// Sizing once per batch avoids regrowing every buffer by doubling.

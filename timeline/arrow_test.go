@@ -2,6 +2,8 @@ package timeline_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -190,7 +192,7 @@ func TestWriteFileReadFile(t *testing.T) {
 	for _, name := range []string{"t.arrow", "t.ipc", "t.feather", "t.parquet", "T.PARQUET"} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(dir, name)
-			if err := timeline.WriteFile(path, in); err != nil {
+			if err := timeline.WriteFile(context.Background(), path, in); err != nil {
 				t.Fatal(err)
 			}
 			if !timeline.IsTimelineFile(path) {
@@ -239,7 +241,7 @@ func TestWriteFileErrorsLeaveNothing(t *testing.T) {
 		{filepath.Join(dir, "missing", "t.arrow"), "no such file or directory"},
 	}
 	for _, tt := range tests {
-		err := timeline.WriteFile(tt.path, in)
+		err := timeline.WriteFile(context.Background(), tt.path, in)
 		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 			t.Errorf("WriteFile(%s) = %v, want error containing %q", tt.path, err, tt.wantErr)
 		}
@@ -608,5 +610,77 @@ func TestReadRewrittenFile(t *testing.T) {
 	// A path the metadata does not list still names its events.
 	if len(got.Sources) != 2 || got.Sources[1].Path != "elsewhere.log" {
 		t.Errorf("sources = %+v", got.Sources)
+	}
+}
+
+// failingSink takes n bytes, then fails every write.
+type failingSink struct{ n int }
+
+var errSinkFull = errors.New("sink full")
+
+func (f *failingSink) Write(p []byte) (int, error) {
+	if len(p) > f.n {
+		n := f.n
+		f.n = 0
+		return n, errSinkFull
+	}
+	f.n -= len(p)
+	return len(p), nil
+}
+
+// TestWriteFailsMidway makes the sink fail at points through the file, in
+// the first batch, between batches and in the footer: each write returns
+// the sink's error. The Parquet writer panics on some of these inside the
+// Arrow library; the panic must not escape as a crash.
+func TestWriteFailsMidway(t *testing.T) {
+	in := &timeline.Timeline{Events: manyEvents(200_000), Sources: twoSources()}
+	for _, st := range storages {
+		var full bytes.Buffer
+		must(t, st.write(&full, in))
+		for _, frac := range []float64{0, 0.001, 0.2, 0.45, 0.7, 0.95, 0.9999} {
+			at := int(frac * float64(full.Len()))
+			t.Run(fmt.Sprintf("%s/after %d of %d bytes", st.name, at, full.Len()), func(t *testing.T) {
+				err := st.write(&failingSink{n: at}, in)
+				if !errors.Is(err, errSinkFull) {
+					t.Errorf("write = %v, want the sink's error", err)
+				}
+			})
+		}
+	}
+}
+
+// TestWriteFileStopped stops the context while each format is written, at
+// points through the file: WriteFile returns the context's cause and leaves
+// neither the file nor its temporary.
+func TestWriteFileStopped(t *testing.T) {
+	in := &timeline.Timeline{Events: manyEvents(200_000), Sources: twoSources()}
+	stop := errors.New("stopped for the test")
+	for _, st := range storages {
+		for _, after := range []time.Duration{0, time.Millisecond, 20 * time.Millisecond, 80 * time.Millisecond} {
+			t.Run(fmt.Sprintf("%s/after %v", st.name, after), func(t *testing.T) {
+				dir := t.TempDir()
+				ctx, cancel := context.WithCancelCause(context.Background())
+				stopAt := time.AfterFunc(after, func() { cancel(stop) })
+				defer stopAt.Stop()
+				err := timeline.WriteFile(ctx, filepath.Join(dir, "t"+st.ext), in)
+				if err == nil {
+					// Finished before the stop: a whole file is fine too.
+					t.Skipf("written before %v", after)
+				}
+				if !errors.Is(err, stop) {
+					t.Errorf("WriteFile = %v, want the context's cause", err)
+				}
+				if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+					t.Errorf("left %d files", len(entries))
+				}
+			})
+		}
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

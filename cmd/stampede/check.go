@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"github.com/stampede/stampede"
 	"github.com/stampede/stampede/analyze"
 	"github.com/stampede/stampede/gate"
+	"github.com/stampede/stampede/internal/safefile"
 	"github.com/stampede/stampede/report"
 )
 
@@ -66,36 +68,30 @@ func (g *gateFlags) checkOutputs(inputs []string) error {
 
 // apply evaluates the rules, prints one line per rule to w, writes the
 // optional JUnit and summary files, and returns a *gateFailure when a rule
-// held.
-func (g *gateFlags) apply(w io.Writer, rules []gate.Rule, res *analyze.Result, inputs []string) error {
+// held. Once ctx is done it writes nothing more, unless --junit is written
+// already: its summary then follows.
+func (g *gateFlags) apply(ctx context.Context, w io.Writer, rules []gate.Rule, res *analyze.Result, inputs []string) error {
 	if len(rules) == 0 {
 		return nil
 	}
 	outcomes := gate.Evaluate(res, rules)
 	colour := report.UseColour(w)
 	paint := func(verdict string, failed bool) string { return report.Verdict(verdict, failed, colour) }
-	if err := gate.WriteText(w, outcomes, paint); err != nil {
+	if err := gate.WriteText(safefile.Writer(ctx, w), outcomes, paint); err != nil {
 		return err
 	}
 	title := strings.Join(inputs, " ")
 	if g.junit != "" {
-		if err := writeOutput(g.junit, nil, func(w io.Writer) error { return gate.WriteJUnit(w, title, outcomes) }); err != nil {
+		if err := writeOutput(ctx, g.junit, nil, func(w io.Writer) error { return gate.WriteJUnit(w, title, outcomes) }); err != nil {
 			return fmt.Errorf("write --junit %s: %w", g.junit, err)
 		}
+		// In place: the summary follows whatever comes now, so that a
+		// stopped run leaves neither.
+		ctx = context.WithoutCancel(ctx)
 	}
 	if g.summary != "" {
-		// Appended, because CI step-summary files collect every step's
-		// output.
-		f, err := os.OpenFile(g.summary, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-		if err != nil {
-			return fmt.Errorf("write --summary: %w", err)
-		}
-		werr := gate.WriteSummary(f, title, outcomes)
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			return fmt.Errorf("write --summary %s: %w", g.summary, werr)
+		if err := appendSummary(ctx, g.summary, title, outcomes); err != nil {
+			return fmt.Errorf("write --summary %s: %w", g.summary, err)
 		}
 	}
 	failed := 0
@@ -108,6 +104,29 @@ func (g *gateFlags) apply(w io.Writer, rules []gate.Rule, res *analyze.Result, i
 		return &gateFailure{failed: failed, total: len(outcomes)}
 	}
 	return nil
+}
+
+// appendSummary appends the gate table to path, because CI step-summary
+// files collect every step's output. The table is rendered first and
+// appended in one write, unless ctx is done by then: a stopped run adds
+// nothing, and a finished one never half a table.
+func appendSummary(ctx context.Context, path, title string, outcomes []gate.Outcome) error {
+	var buf bytes.Buffer
+	if err := gate.WriteSummary(&buf, title, outcomes); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(buf.Bytes())
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
 }
 
 type checkOptions struct {
@@ -168,17 +187,17 @@ Exit status:
 			o.analysisFlags.apply(&cfg)
 			defer attachProgress(&cfg, cmd.ErrOrStderr())()
 			var res *analyze.Result
-			err = o.inputs.limits.run(cmd, args, func(ctx context.Context) (err error) {
+			analyse := func(ctx context.Context) (err error) {
 				res, err = stampede.Analyze(ctx, cfg)
 				return err
-			})
-			if err != nil {
-				return err
 			}
-			if err := noEvents(res.Inputs); err != nil {
-				return err
+			write := func(ctx context.Context) error {
+				if err := noEvents(res.Inputs); err != nil {
+					return err
+				}
+				return o.gates.apply(ctx, cmd.OutOrStdout(), rules, res, args)
 			}
-			return o.gates.apply(cmd.OutOrStdout(), rules, res, args)
+			return o.inputs.limits.run(cmd, args, analyse, write)
 		},
 	}
 	o.inputs.register(cmd)

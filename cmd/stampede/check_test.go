@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/xml"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/stampede/stampede"
 	"github.com/stampede/stampede/gate"
 )
 
@@ -105,5 +108,48 @@ func TestCheckWritesJUnitAndSummary(t *testing.T) {
 	// The step summary is appended to, as CI expects.
 	if !strings.HasPrefix(string(sum), "earlier step\n### stampede check: 1 of 2 gates failed") {
 		t.Errorf("summary:\n%s", sum)
+	}
+}
+
+// TestGateOutputsStopped writes the gate results with the run already
+// stopped: neither --junit nor --summary gets a byte, and the error is the
+// stop's.
+func TestGateOutputsStopped(t *testing.T) {
+	res, err := stampede.Analyze(context.Background(), stampede.Config{Inputs: []string{filepath.Join("..", "..", "testdata", "seed-incident")}})
+	must(t, err)
+	rules, err := gate.ParseAll([]string{"periodic"})
+	must(t, err)
+	outcomes := gate.Evaluate(res, rules)
+	stop := errors.New("stopped for the test")
+	tests := []struct {
+		name  string
+		write func(ctx context.Context, dir string) error
+	}{
+		{"--junit", func(ctx context.Context, dir string) error {
+			return writeOutput(ctx, filepath.Join(dir, "stampede.xml"), nil, func(w io.Writer) error {
+				return gate.WriteJUnit(w, "seed-incident", outcomes)
+			})
+		}},
+		{"--summary", func(ctx context.Context, dir string) error {
+			return appendSummary(ctx, filepath.Join(dir, "summary.md"), "seed-incident", outcomes)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			summary := filepath.Join(dir, "summary.md")
+			must(t, os.WriteFile(summary, []byte("earlier step\n"), 0o644))
+			ctx, cancel := context.WithCancelCause(context.Background())
+			cancel(stop)
+			if err := tt.write(ctx, dir); !errors.Is(err, stop) {
+				t.Errorf("got %v, want the stop's cause", err)
+			}
+			if b, _ := os.ReadFile(summary); string(b) != "earlier step\n" {
+				t.Errorf("the summary became %q", b)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+				t.Errorf("%d files, want the summary alone", len(entries))
+			}
+		})
 	}
 }

@@ -12,12 +12,14 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stampede/stampede"
 	"github.com/stampede/stampede/analyze"
+	"github.com/stampede/stampede/internal/safefile"
 	"github.com/stampede/stampede/spill"
 	"github.com/stampede/stampede/timeline"
 )
@@ -46,11 +48,22 @@ const watchdogInterval = 20 * time.Millisecond
 // errInterrupted is the cause when a signal ended the run.
 var errInterrupted = errors.New("interrupted; no output written")
 
-// run calls work under the limits. It returns as soon as a limit is hit or
-// ctx ends (Ctrl-C, SIGTERM), without waiting for work: the command then
-// fails and the process exits, so nothing is written from an unfinished
-// run. A panic in work becomes an error rather than a crash.
-func (l *limitFlags) run(cmd *cobra.Command, inputs []string, work func(ctx context.Context) error) error {
+// writeGrace is how long a stopped run waits for its output to be
+// abandoned: every writer looks at its context at least once a batch, a
+// chart or a megabyte, so it removes its temporary files well within this,
+// and the run still exits within about a second of the signal.
+const writeGrace = time.Second
+
+// run calls work and then write under the limits: the memory watchdog,
+// --timeout and the signals cover reading, analysing, rendering and writing
+// alike. It returns as soon as a limit is hit or ctx ends (Ctrl-C,
+// SIGTERM) while work runs, without waiting for it: the command then fails
+// and the process exits, so nothing is written from an unfinished run. Once
+// write has started, it waits up to writeGrace for write to give up, so
+// that its temporary files go; an output already in place then stands and
+// the run succeeds, so an exit status of 2 always means no new output. A
+// panic in work or write becomes an error rather than a crash.
+func (l *limitFlags) run(cmd *cobra.Command, inputs []string, work, write func(ctx context.Context) error) error {
 	limit, err := parseSize(l.maxMemory)
 	if err != nil {
 		return fmt.Errorf("--max-memory: %w", err)
@@ -75,6 +88,9 @@ func (l *limitFlags) run(cmd *cobra.Command, inputs []string, work func(ctx cont
 		defer debug.SetMemoryLimit(prev)
 		go watchMemory(ctx, limit, l.maxMemory, cancel)
 	}
+	// writing is set before write looks at ctx, so that a stop seen after
+	// that look also sees writing, and waits.
+	var writing atomic.Bool
 	done := make(chan error, 1)
 	go func() {
 		defer func() {
@@ -82,17 +98,37 @@ func (l *limitFlags) run(cmd *cobra.Command, inputs []string, work func(ctx cont
 				done <- fmt.Errorf("internal error, please report it with the input that caused it: %v\n%s", r, debug.Stack())
 			}
 		}()
-		done <- work(ctx)
+		if err := work(ctx); err != nil {
+			done <- err
+			return
+		}
+		writing.Store(true)
+		if ctx.Err() != nil {
+			done <- context.Cause(ctx)
+			return
+		}
+		done <- write(ctx)
 	}()
 	select {
-	case err := <-done:
-		if ctx.Err() != nil {
+	case err = <-done:
+	case <-ctx.Done():
+		if !writing.Load() {
 			return stopCause(ctx)
 		}
-		return err
-	case <-ctx.Done():
+		select {
+		case err = <-done:
+		case <-time.After(writeGrace):
+			// Stuck, in a slow disk's fsync say: the process exits, and
+			// the files it was writing go first.
+			safefile.RemoveTemporaries()
+			return stopCause(ctx)
+		}
+	}
+	var gf *gateFailure
+	if err != nil && ctx.Err() != nil && !errors.As(err, &gf) {
 		return stopCause(ctx)
 	}
+	return err
 }
 
 // spillShare is the part of a budget the spill lets the resident set reach
@@ -177,8 +213,8 @@ func availableMemory() (int64, bool) {
 	return 0, false
 }
 
-// close ends the spill run started; a command defers it, so that
-// writing its output is under the budget too.
+// close ends the spill run started; a command defers it, as the output is
+// written from the spilled events too.
 func (l *limitFlags) close() {
 	if l.stopSpill != nil {
 		l.stopSpill()

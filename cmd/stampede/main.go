@@ -10,17 +10,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stampede/stampede"
 	"github.com/stampede/stampede/analyze"
+	"github.com/stampede/stampede/internal/interrupt"
 	"github.com/stampede/stampede/internal/safefile"
 	"github.com/stampede/stampede/report"
 	"github.com/stampede/stampede/simulate"
@@ -37,8 +36,16 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := newRootCmd().ExecuteContext(ctx)
+	// The signals have been caught since package interrupt initialised:
+	// one sent while the process was starting is an interruption like any
+	// other, before any work.
+	ctx, stop := interrupt.Context(context.Background())
+	var err error
+	if ctx.Err() != nil {
+		err = errInterrupted
+	} else {
+		err = newRootCmd().ExecuteContext(ctx)
+	}
 	stop()
 	os.Exit(exitCode(err, os.Stderr))
 }
@@ -226,29 +233,33 @@ func newAnalyzeCmd() *cobra.Command {
 			}
 			var res *analyze.Result
 			var opts report.Options
-			err = o.inputs.limits.run(cmd, args, func(ctx context.Context) (err error) {
+			analyse := func(ctx context.Context) (err error) {
 				res, opts, err = analyzeForReport(ctx, cfg, format)
 				return err
-			})
-			if err != nil {
-				return err
 			}
-			if err := noEvents(res.Inputs); err != nil {
-				return err
+			write := func(ctx context.Context) error {
+				if err := noEvents(res.Inputs); err != nil {
+					return err
+				}
+				var err error
+				if o.output == "" {
+					out := cmd.OutOrStdout()
+					opts.Colour = report.UseColour(out)
+					err = report.RenderWith(safefile.Writer(ctx, out), res, format, opts)
+				} else {
+					// A file report may bring files of its own: Markdown's charts.
+					err = report.WriteFile(ctx, o.output, res, format, opts)
+				}
+				if err != nil {
+					return err
+				}
+				// The report is out: the gate results follow it whatever
+				// comes now, so that a run stopped with exit 2 never leaves
+				// a report. They take milliseconds. Gate lines go to
+				// stderr: stdout holds the report.
+				return o.gates.apply(context.WithoutCancel(ctx), cmd.ErrOrStderr(), rules, res, args)
 			}
-			if o.output == "" {
-				out := cmd.OutOrStdout()
-				opts.Colour = report.UseColour(out)
-				err = report.RenderWith(out, res, format, opts)
-			} else {
-				// A file report may bring files of its own: Markdown's charts.
-				err = report.WriteFile(o.output, res, format, opts)
-			}
-			if err != nil {
-				return err
-			}
-			// Gate lines go to stderr: stdout holds the report.
-			return o.gates.apply(cmd.ErrOrStderr(), rules, res, args)
+			return o.inputs.limits.run(cmd, args, analyse, write)
 		},
 	}
 	o.inputs.register(cmd)
@@ -301,32 +312,32 @@ func newIngestCmd() *cobra.Command {
 			cfg := o.inputs.config(args)
 			defer attachProgress(&cfg, cmd.ErrOrStderr())()
 			var tl *timeline.Timeline
-			err := o.inputs.limits.run(cmd, args, func(ctx context.Context) (err error) {
+			read := func(ctx context.Context) (err error) {
 				tl, err = stampede.Ingest(ctx, cfg)
 				return err
-			})
-			if err != nil {
-				return err
 			}
-			if err := noEvents(inputsOf(tl.Sources)); err != nil {
-				return err
+			write := func(ctx context.Context) error {
+				if err := noEvents(inputsOf(tl.Sources)); err != nil {
+					return err
+				}
+				if err := timeline.WriteFile(ctx, o.output, tl); err != nil {
+					return err
+				}
+				var lines, skipped, duplicates int64
+				for _, s := range tl.Sources {
+					lines += s.Lines
+					skipped += s.Skipped
+					duplicates += s.Duplicates
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %d events from %d files (%d lines, %d skipped, %d duplicate events dropped) to %s\n",
+					len(tl.Events), len(tl.Sources), lines, skipped, duplicates, report.PlainText(o.output))
+				// analyze shows these among its warnings; ingest has no report.
+				for _, w := range stampede.SourceWarnings(tl) {
+					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", report.PlainText(w))
+				}
+				return nil
 			}
-			if err := timeline.WriteFile(o.output, tl); err != nil {
-				return err
-			}
-			var lines, skipped, duplicates int64
-			for _, s := range tl.Sources {
-				lines += s.Lines
-				skipped += s.Skipped
-				duplicates += s.Duplicates
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %d events from %d files (%d lines, %d skipped, %d duplicate events dropped) to %s\n",
-				len(tl.Events), len(tl.Sources), lines, skipped, duplicates, report.PlainText(o.output))
-			// analyze shows these among its warnings; ingest has no report.
-			for _, w := range stampede.SourceWarnings(tl) {
-				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", report.PlainText(w))
-			}
-			return nil
+			return o.inputs.limits.run(cmd, args, read, write)
 		},
 	}
 	o.inputs.register(cmd)
@@ -427,10 +438,11 @@ func checkOutput(output string, inputs []string) error {
 
 // writeOutput renders to stdout, or to the output file only when rendering
 // succeeded, so an interrupted run leaves no partial file; a device or FIFO
-// given as the output is written through, never replaced.
-func writeOutput(output string, stdout io.Writer, render func(io.Writer) error) error {
+// given as the output is written through, never replaced. Once ctx is done,
+// the next write fails with its cause.
+func writeOutput(ctx context.Context, output string, stdout io.Writer, render func(io.Writer) error) error {
 	if output == "" {
-		return render(stdout)
+		return render(safefile.Writer(ctx, stdout))
 	}
-	return safefile.Write(output, 0o666, render)
+	return safefile.Write(ctx, output, 0o666, render)
 }

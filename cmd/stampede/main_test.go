@@ -12,7 +12,20 @@ import (
 	"testing"
 
 	"github.com/stampede/stampede/analyze"
+	"github.com/stampede/stampede/internal/interrupt"
 )
+
+// TestMain gives SIGINT and SIGTERM their default action back: package
+// interrupt catches them from init on, for the command, and in a test
+// binary that would keep Ctrl-C from stopping the tests.
+func TestMain(m *testing.M) {
+	interrupt.Reset()
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
 
 // run executes the CLI as a user would, returning stdout, stderr and the
 // error main would print.

@@ -1,6 +1,7 @@
 package safefile
 
 import (
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -107,7 +108,7 @@ func TestWrite(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := tt.setup(t, dir)
-			if err := Write(path, 0o666, writeString("new")); err != nil {
+			if err := Write(context.Background(), path, 0o666, writeString("new")); err != nil {
 				t.Fatalf("Write: %v", err)
 			}
 			tt.check(t, dir, path)
@@ -121,7 +122,7 @@ func TestWriteFailureKeepsTheOldFile(t *testing.T) {
 	p := filepath.Join(dir, "r.json")
 	must(t, os.WriteFile(p, []byte("old"), 0o644))
 	failed := errors.New("cancelled")
-	err := Write(p, 0o666, func(w io.Writer) error {
+	err := Write(context.Background(), p, 0o666, func(w io.Writer) error {
 		io.WriteString(w, "half")
 		return failed
 	})
@@ -130,7 +131,18 @@ func TestWriteFailureKeepsTheOldFile(t *testing.T) {
 	}
 	wantFile(t, p, "old", 0o644)
 	wantNoTemp(t, dir)
-	if err := Write(dir, 0o666, writeString("x")); err == nil || !strings.Contains(err.Error(), "directory") {
+	// A writer that panics (as Arrow's Parquet writer can when its sink
+	// fails) takes its temporary file with it too.
+	func() {
+		defer func() { recover() }()
+		Write(context.Background(), p, 0o666, func(w io.Writer) error {
+			io.WriteString(w, "half")
+			panic("writer bug")
+		})
+	}()
+	wantFile(t, p, "old", 0o644)
+	wantNoTemp(t, dir)
+	if err := Write(context.Background(), dir, 0o666, writeString("x")); err == nil || !strings.Contains(err.Error(), "directory") {
 		t.Errorf("Write to a directory = %v, want a refusal", err)
 	}
 }
@@ -146,7 +158,7 @@ func wantFile(t *testing.T, path, content string, mode fs.FileMode) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil || string(b) != content {
-		t.Errorf("%s holds %q (%v), want %q", path, b, err, content)
+		t.Errorf("%s holds %d bytes %.20q (%v), want %q", path, len(b), b, err, content)
 	}
 	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != mode {
 		t.Errorf("%s: %v (%v), want a regular file of mode %v", path, fi.Mode(), err, mode)
@@ -160,5 +172,109 @@ func wantNoTemp(t *testing.T, dir string) {
 		if strings.Contains(e.Name(), ".tmp-") {
 			t.Errorf("temporary file %s left behind", e.Name())
 		}
+	}
+}
+
+// TestWriteStopped stops the context at each point of a write: the old file
+// stays as it was, no temporary is left, and the error is the context's
+// cause.
+func TestWriteStopped(t *testing.T) {
+	stop := errors.New("stopped for the test")
+	tests := []struct {
+		name string
+		// write gets cancel to call where the row says.
+		write func(cancel func(), w io.Writer) error
+	}{
+		{"before the write", func(cancel func(), w io.Writer) error {
+			_, err := io.WriteString(w, "new")
+			return err
+		}},
+		{"between two writes", func(cancel func(), w io.Writer) error {
+			io.WriteString(w, "half")
+			cancel()
+			// Past the buffer, so that the write reaches the file.
+			_, err := w.Write(make([]byte, 1<<20))
+			return err
+		}},
+		{"by a writer that ignores the error", func(cancel func(), w io.Writer) error {
+			cancel()
+			w.Write(make([]byte, 1<<20))
+			return nil
+		}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "r.json")
+			must(t, os.WriteFile(p, []byte("old"), 0o644))
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			if i == 0 {
+				cancel(stop)
+			}
+			called := false
+			err := Write(ctx, p, 0o666, func(w io.Writer) error {
+				called = true
+				return tt.write(func() { cancel(stop) }, w)
+			})
+			if !errors.Is(err, stop) {
+				t.Errorf("Write = %v, want the context's cause", err)
+			}
+			if i > 0 && !called {
+				t.Error("write was never called")
+			}
+			wantFile(t, p, "old", 0o644)
+			wantNoTemp(t, dir)
+		})
+	}
+}
+
+// TestWriterChunks: one large write reaches the file a megabyte at a time,
+// so a context done meanwhile stops it between two.
+func TestWriterChunks(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := errors.New("stopped for the test")
+	var got []int
+	w := Writer(ctx, writerFunc(func(p []byte) (int, error) {
+		got = append(got, len(p))
+		if len(got) == 2 {
+			cancel(stop)
+		}
+		return len(p), nil
+	}))
+	n, err := w.Write(make([]byte, 5*chunk))
+	if !errors.Is(err, stop) || n != 2*chunk || len(got) != 2 || got[0] != chunk {
+		t.Errorf("Write = %d, %v after writes of %v; want %d and the cause after two of %d", n, err, got, 2*chunk, chunk)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestRemoveTemporaries: a writer stuck in its write loses its temporary
+// file, and its output never reaches the target.
+func TestRemoveTemporaries(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "t.parquet")
+	writing, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- Write(context.Background(), p, 0o666, func(w io.Writer) error {
+			close(writing)
+			<-release
+			_, err := io.WriteString(w, "late")
+			return err
+		})
+	}()
+	<-writing
+	RemoveTemporaries()
+	wantNoTemp(t, dir)
+	close(release)
+	if err := <-done; err == nil {
+		t.Error("a write whose temporary file was removed succeeded")
+	}
+	if _, err := os.Stat(p); err == nil {
+		t.Error("the target was written")
 	}
 }
