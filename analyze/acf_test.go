@@ -523,3 +523,72 @@ func TestHarmonicPowerSinusoid(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupPeriod pins when bursts one lag apart are read as a comb inside
+// waves of a longer period.
+func TestGroupPeriod(t *testing.T) {
+	at := func(secs ...float64) []float64 {
+		out := make([]float64, len(secs))
+		for i, v := range secs {
+			out[i] = (100 + v) * 1e9
+		}
+		return out
+	}
+	tests := []struct {
+		name    string
+		centres []float64
+		lag     float64
+		want    float64 // 0: no group period
+	}{
+		{name: "four attempts 3 s apart, waves every 15 s", lag: 3,
+			centres: at(0, 3, 6, 9, 15, 18, 21, 24, 30, 33, 36, 39, 45, 48), want: 15},
+		{name: "evenly spaced bursts are one group", lag: 3,
+			centres: at(0, 3, 6, 9, 12, 15, 18, 21, 24)},
+		{name: "two groups are too few", lag: 3,
+			centres: at(0, 3, 6, 15, 18, 21)},
+		{name: "single bursts at a period: no comb", lag: 20,
+			centres: at(0, 20, 40, 60, 80)},
+		{name: "groups at random times", lag: 3,
+			centres: at(0, 3, 6, 17, 20, 41, 44, 47, 53, 56)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := groupPeriod(tc.centres, tc.lag, 0.1)
+			if ok != (tc.want > 0) || math.Abs(got-tc.want) > 0.05 {
+				t.Errorf("group period %v (ok %v), want %v", got, ok, tc.want)
+			}
+		})
+	}
+}
+
+// TestPairPhase pins when evenly spaced bursts pair up by size into the
+// first attempts and the retries of one wave.
+func TestPairPhase(t *testing.T) {
+	sizes := func(n ...int64) []Wave {
+		out := make([]Wave, len(n))
+		for i, v := range n {
+			out[i] = Wave{Size: v}
+		}
+		return out
+	}
+	tests := []struct {
+		name      string
+		waves     []Wave
+		phase     int
+		wantPairs bool
+	}{
+		{name: "every call retried: sizes in steps", waves: sizes(257, 260, 228, 229, 203, 203, 180, 180), wantPairs: true},
+		{name: "steps starting one burst in", waves: sizes(40, 257, 260, 228, 229, 203, 203, 180, 180), phase: 1, wantPairs: true},
+		{name: "retries smaller than first attempts", waves: sizes(300, 90, 250, 80, 200, 60, 170, 50), wantPairs: true},
+		{name: "a storm that decays every wave", waves: sizes(300, 270, 243, 219, 197, 177, 159, 143)},
+		{name: "steady waves", waves: sizes(100, 101, 99, 100, 102, 100, 99, 101)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			phase, ok := pairPhase(tc.waves)
+			if ok != tc.wantPairs || (ok && phase != tc.phase) {
+				t.Errorf("pairs %v phase %d, want %v phase %d", ok, phase, tc.wantPairs, tc.phase)
+			}
+		})
+	}
+}

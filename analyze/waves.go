@@ -230,6 +230,9 @@ type periodResult struct {
 const (
 	sourcePeriodogram = "periodogram"
 	sourceACF         = "autocorrelation"
+	// sourceGroups: the period of groups of bursts that repeat at a
+	// shorter lag, the retry comb inside each wave.
+	sourceGroups = "burst groups"
 )
 
 // detectPeriod runs baseline removal, the FFT periodogram and
@@ -735,6 +738,26 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		}
 	}
 
+	if pr.found && pr.intraSpacing == 0 {
+		// Bursts one lag apart that come in groups, the groups repeating
+		// at a longer period, are a retry comb inside waves whose own
+		// period the ACF did not single out (a few waves, or fast decay,
+		// leave its hill below the comb's).
+		outer, ok := groupPeriod(centres, periodBins*seconds(bw), seconds(bw))
+		if !ok {
+			outer, ok = alternatingPeriod(centres, w.Waves, periodBins*seconds(bw), seconds(bw))
+		}
+		if ok {
+			lag := outer / seconds(bw)
+			if k := int(math.Round(lag)); pr.curveStep == 1 && k+1 < len(pr.curve) {
+				pr.intraSpacing, pr.intraACF, pr.intraThreshold = periodBins, pr.acf, pr.threshold
+				pr.acf = max(pr.curve[k-1], pr.curve[k], pr.curve[k+1])
+				pr.lag, periodBins = lag, lag
+				w.ACF, w.Significance = pr.acf, ratio(pr.acf, pr.threshold)
+				w.CandidateSource = sourceGroups
+			}
+		}
+	}
 	if pr.found {
 		var onGrid int
 		var members []bool
@@ -991,6 +1014,125 @@ func refinePeriodGrid(acfPeriod, binWidth float64, centresNs []float64) (float64
 		return acfPeriod, onGrid, used
 	}
 	return slope, onGrid, used
+}
+
+// groupPeriod finds the period of groups of bursts when bursts follow one
+// another lag apart: within a group every burst is a whole number of lags
+// after the group's first, and the groups' first bursts sit on a grid of a
+// period of more than two lags. ok is false unless at least three groups,
+// most of them of two bursts or more, are on that grid.
+func groupPeriod(centresNs []float64, lag, binWidth float64) (float64, bool) {
+	tol := max(gridTolerance*lag, 1.5*binWidth)
+	var starts []float64
+	inGroup, onComb := 0, 0
+	var first float64
+	for i, c := range centresNs {
+		if i == 0 || (c-centresNs[i-1])/1e9 > 1.5*lag {
+			starts = append(starts, c)
+			first = c
+			continue
+		}
+		inGroup++
+		d := (c - first) / 1e9
+		if k := math.Round(d / lag); k >= 1 && math.Abs(d-k*lag) <= tol*k {
+			onComb++
+		}
+	}
+	if len(starts) < minRepeats || 2*inGroup < len(starts) || 3*onComb < 2*inGroup {
+		return 0, false
+	}
+	gaps := make([]float64, 0, len(starts)-1)
+	for i := 1; i < len(starts); i++ {
+		gaps = append(gaps, (starts[i]-starts[i-1])/1e9)
+	}
+	sort.Float64s(gaps)
+	// The shortest gaps are whole periods; later ones may skip a wave
+	// too small to find.
+	guess := gaps[len(gaps)/3]
+	if guess <= 2*lag {
+		return 0, false
+	}
+	period, on, _ := refinePeriodGrid(guess, binWidth, starts)
+	if on < minRepeats || 3*on < 2*len(starts) {
+		return 0, false
+	}
+	return period, true
+}
+
+// alternatingPeriod finds twice the lag when bursts follow one another
+// evenly lag apart but their sizes come in pairs: a retry comb of two
+// attempts whose spacing is half the period, where only the sizes tell a
+// wave's first attempts from its retries (see pairPhase). ok is false
+// unless at least six bursts are evenly spaced and pair up.
+func alternatingPeriod(centresNs []float64, waves []Wave, lag, binWidth float64) (float64, bool) {
+	const minBursts = 6
+	tol := max(gridTolerance*lag, 1.5*binWidth)
+	if len(centresNs) < minBursts {
+		return 0, false
+	}
+	for i := 1; i < len(centresNs); i++ {
+		if math.Abs((centresNs[i]-centresNs[i-1])/1e9-lag) > tol {
+			return 0, false
+		}
+	}
+	phase, ok := pairPhase(waves)
+	if !ok {
+		return 0, false
+	}
+	var firsts []float64
+	for i := phase; i < len(centresNs); i += 2 {
+		firsts = append(firsts, centresNs[i])
+	}
+	period, on, _ := refinePeriodGrid(2*lag, binWidth, firsts)
+	if on < minRepeats {
+		return 0, false
+	}
+	return period, true
+}
+
+// pairPhase says whether consecutive bursts pair up, and which burst
+// starts a pair. A wave's retries are its failed calls again, so the two
+// bursts of a wave are either alike in size (every call failed) with the
+// steps between waves, or large then small in turn (some succeeded); a
+// storm whose waves merely decay changes by the same step every burst.
+func pairPhase(waves []Wave) (int, bool) {
+	var within, across [2]float64 // by the parity of a pair's first burst
+	var steps [2]int              // how many differences across holds
+	var peaks [2]int
+	var total float64
+	for i := range waves {
+		total += float64(waves[i].Size)
+		if i+1 < len(waves) {
+			d := math.Abs(float64(waves[i].Size - waves[i+1].Size))
+			within[i%2] += d
+			across[(i+1)%2] += d
+			steps[(i+1)%2]++
+		}
+		if i > 0 && i+1 < len(waves) {
+			prev, s, next := waves[i-1].Size, waves[i].Size, waves[i+1].Size
+			switch {
+			case s > prev && s > next:
+				peaks[i%2]++
+			case s < prev && s < next:
+				peaks[(i+1)%2]++
+			}
+		}
+	}
+	inner := len(waves) - 2
+	for phase := range 2 {
+		if inner > 0 && peaks[phase] >= inner-inner/10 {
+			return phase, true
+		}
+	}
+	noise := math.Sqrt(total / float64(len(waves)))
+	for phase := range 2 {
+		// Steps between waves above the counts' own noise, and three
+		// times what changes within a wave.
+		if steps[phase] > 0 && across[phase]/float64(steps[phase]) > noise && across[phase] > 3*within[phase] {
+			return phase, true
+		}
+	}
+	return 0, false
 }
 
 // strayBursts counts the bursts off the grid that no retry comb explains.
