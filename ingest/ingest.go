@@ -155,7 +155,7 @@ func readParts(r io.Reader, name string, opt Options, sizeHint int64, workers in
 		defer pr.flush()
 		r = pr
 	}
-	raw := bufio.NewReaderSize(r, 64<<10)
+	raw := bufio.NewReaderSize(r, bufferFor(sizeHint, 64<<10))
 	var src io.Reader = raw
 	var streamSize int64
 	compressed := false
@@ -183,8 +183,12 @@ func readParts(r io.Reader, name string, opt Options, sizeHint int64, workers in
 		src, compressed = zr, true
 		sizeHint = 0
 	}
-	br := bufio.NewReaderSize(src, readBufferBytes)
-	prefix, err := br.Peek(readBufferBytes)
+	window := readBufferBytes
+	if !compressed {
+		window = bufferFor(sizeHint, readBufferBytes)
+	}
+	br := bufio.NewReaderSize(src, window)
+	prefix, err := br.Peek(br.Size())
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull && !compressed {
 		return one(nil, fmt.Errorf("%s: %w", name, err))
 	}
@@ -232,6 +236,18 @@ func readParts(r io.Reader, name string, opt Options, sizeHint int64, workers in
 		return one(nil, err)
 	}
 	return one(t, nil)
+}
+
+// bufferFor sizes a read buffer of at most limit bytes for an input of
+// size bytes (0: unknown). One byte more than the file lets a peek see its
+// end, so detection knows it sampled the whole file; and a directory of
+// thousands of small rotated logs then does not allocate and clear a MiB
+// for each.
+func bufferFor(size int64, limit int) int {
+	if size <= 0 || size >= int64(limit) {
+		return limit
+	}
+	return max(int(size)+1, 4<<10)
 }
 
 // gzipSize reads the uncompressed size from the trailer of a gzip file of
@@ -828,7 +844,7 @@ func (lr *lineReader) readAhead() (sample []sampledLine, whole bool) {
 		if lr.err != nil {
 			break
 		}
-		if prefix, perr := lr.r.Peek(readBufferBytes); len(sampleOf(prefix, perr != nil && perr != bufio.ErrBufferFull)) > 0 {
+		if prefix, perr := lr.r.Peek(lr.r.Size()); len(sampleOf(prefix, perr != nil && perr != bufio.ErrBufferFull)) > 0 {
 			break
 		}
 	}
@@ -841,7 +857,7 @@ func (lr *lineReader) readAhead() (sample []sampledLine, whole bool) {
 	if lr.err != nil {
 		return ahead, true
 	}
-	prefix, err := lr.r.Peek(readBufferBytes)
+	prefix, err := lr.r.Peek(lr.r.Size())
 	whole = err != nil && err != bufio.ErrBufferFull
 	for _, sl := range sampleOf(prefix, whole) {
 		sl.n += int64(len(lr.pending))
@@ -921,7 +937,10 @@ type interner struct {
 // otherwise hold every task id twice, here and in the shared table.
 const maxInterned = 1 << 16
 
-func newInterner() *interner { return &interner{m: make(map[string]timeline.Sym, 1024)} }
+// newInterner starts with an empty table that grows with the log: format
+// detection opens one per candidate format on every file, and a directory
+// of thousands of small logs would otherwise clear tables it never fills.
+func newInterner() *interner { return &interner{m: map[string]timeline.Sym{}} }
 
 // sym returns the Sym of b.
 func (in *interner) sym(b []byte) timeline.Sym {
