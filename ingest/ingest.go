@@ -290,10 +290,7 @@ func parseLines(lr *lineReader, t *timeline.Timeline, p lineParser, compressed b
 	bindAmender(p, t)
 	mp, _ := p.(multiParser)
 	// emit hands a multiParser the next event slot, stamped with the line.
-	emit := func() *timeline.Event {
-		t.Events = append(t.Events, timeline.Event{Line: s.Lines})
-		return &t.Events[len(t.Events)-1]
-	}
+	emit := func() *timeline.Event { return appendEvent(t, s.Lines) }
 	for {
 		line, tooLong, err := lr.next()
 		if err != nil {
@@ -345,8 +342,7 @@ func parseLines(lr *lineReader, t *timeline.Timeline, p lineParser, compressed b
 			s.Parsed++
 			continue
 		}
-		t.Events = append(t.Events, timeline.Event{Line: s.Lines})
-		e := &t.Events[len(t.Events)-1]
+		e := appendEvent(t, s.Lines)
 		if reason := p.parse(line, e); reason != "" {
 			t.Events = t.Events[:len(t.Events)-1]
 			s.AddSkip(s.Lines, reason)
@@ -356,6 +352,31 @@ func parseLines(lr *lineReader, t *timeline.Timeline, p lineParser, compressed b
 	}
 	s.Events = int64(len(t.Events))
 	return nil
+}
+
+// appendEvent appends an event stamped with line to t.Events and returns
+// it. The slice grows by doubling into spill.Make rather than by append,
+// whose new arrays are always on the heap: the events of an input whose
+// size was not known beforehand (standard input, a stream without a size,
+// a file that grew) then reach the spill file as a sized input's do.
+func appendEvent(t *timeline.Timeline, line int64) *timeline.Event {
+	n := len(t.Events)
+	if n == cap(t.Events) {
+		t.Events = growEvents(t.Events)
+	}
+	t.Events = t.Events[:n+1]
+	e := &t.Events[n]
+	*e = timeline.Event{Line: line}
+	return e
+}
+
+func growEvents(old []timeline.Event) []timeline.Event {
+	grown := spill.Make[timeline.Event](len(old), max(2*cap(old), 256))
+	copy(grown, old)
+	// Only a slice spill.Make made for this one is handed back; a window
+	// of a larger slice stays where it is.
+	spill.Free(old)
+	return grown
 }
 
 // readDocument reads a format that is one document, whole, up to
@@ -369,10 +390,7 @@ func readDocument(r io.Reader, name string, dp documentParser, t *timeline.Timel
 		return nil, fmt.Errorf("%s: a %s file is read whole, and this one is over %d MiB", name, dp.format(), maxDocumentBytes>>20)
 	}
 	s := &t.Sources[0]
-	emit := func(line int64) *timeline.Event {
-		t.Events = append(t.Events, timeline.Event{Line: line})
-		return &t.Events[len(t.Events)-1]
-	}
+	emit := func(line int64) *timeline.Event { return appendEvent(t, line) }
 	if err := dp.parseDocument(doc, s, emit); err != nil {
 		return nil, fmt.Errorf("%s:%w", name, err)
 	}

@@ -10,6 +10,11 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/klauspost/compress/gzip"
+
+	"github.com/stampede/stampede/internal/memlimit"
+	"github.com/stampede/stampede/spill"
 )
 
 const hostileDir = "../../testdata/hostile"
@@ -315,7 +320,7 @@ func TestMaxMemorySpills(t *testing.T) {
 }
 
 // TestEstimatedFootprint covers what decides an automatic spill: the
-// inputs' sizes, compressed files counted at their usual ratio.
+// inputs' sizes once decompressed, and whether they can be known.
 func TestEstimatedFootprint(t *testing.T) {
 	dir := t.TempDir()
 	sized := func(name string, size int64) string {
@@ -331,22 +336,102 @@ func TestEstimatedFootprint(t *testing.T) {
 		return p
 	}
 	plain := sized("access.log", 1000)
-	gz := sized("access.log.1.gz", 100)
+	// A log that compresses a hundred times, which a fixed ratio of ten
+	// would take for a tenth of its size.
+	text := bytes.Repeat([]byte(`10.0.0.1 - - [01/Nov/2026:00:00:00 +0000] "GET /a HTTP/1.1" 429 0 "-" "curl/8.0"`+"\n"), 2000)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(text)
+	zw.Close()
+	gzPath := filepath.Join(dir, "access.log.1.gz")
+	if err := os.WriteFile(gzPath, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifoDir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(fifoDir, "live.log"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	textBytes := int64(float64(len(text)) * footprintPerByte)
 	tests := []struct {
 		name   string
 		inputs []string
 		want   int64
+		known  bool
 	}{
-		{"plain file", []string{plain}, 1200},
-		{"gzip counts ten times its size", []string{gz}, 1200},
-		{"directory adds up its logs", []string{dir}, 2400},
-		{"missing input", []string{filepath.Join(dir, "missing.log")}, 0},
-		{"standard input", []string{"-"}, 0},
+		{"plain file", []string{plain}, 1200, true},
+		{"gzip counts its uncompressed size", []string{gzPath}, textBytes, true},
+		{"directory adds up its logs", []string{dir}, 1200 + textBytes, true},
+		{"missing input", []string{filepath.Join(dir, "missing.log")}, 0, true},
+		{"standard input", []string{"-"}, 0, false},
+		{"standard input beside a file", []string{"-", plain}, 1200, false},
+		{"a FIFO in a directory", []string{fifoDir}, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := estimatedFootprint(tt.inputs); got != tt.want {
-				t.Fatalf("estimatedFootprint = %d, want %d", got, tt.want)
+			if got, known := estimatedFootprint(tt.inputs); got != tt.want || known != tt.known {
+				t.Fatalf("estimatedFootprint = %d, %v; want %d, %v", got, known, tt.want, tt.known)
+			}
+		})
+	}
+}
+
+// TestAutoSpillHonoursLimits runs the spill decision of a run without
+// --max-memory against fake hosts: the room is the smallest of a cgroup's
+// limit less its usage, MemAvailable and GOMEMLIMIT, and an input larger
+// than half of it spills, with a message naming the limit.
+func TestAutoSpillHonoursLimits(t *testing.T) {
+	input := filepath.Join(t.TempDir(), "access.log")
+	f, err := os.Create(input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(100 << 20) // 120 MB to hold
+	f.Close()
+	const meminfo = "MemAvailable:    8388608 kB\n"
+	tests := []struct {
+		name    string
+		files   map[string]string
+		goLimit int64
+		inputs  []string
+		spills  bool
+		wantMsg string
+	}{
+		{"room enough", map[string]string{"proc/meminfo": meminfo}, 0, []string{input}, false, ""},
+		{"cgroup v2 limit", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/\n", "sys/fs/cgroup/memory.max": "201326592", "sys/fs/cgroup/memory.current": "0"},
+			0, []string{input}, true, "/sys/fs/cgroup/memory.max less its usage"},
+		{"cgroup v2 limit, mostly used", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/\n", "sys/fs/cgroup/memory.max": "1073741824", "sys/fs/cgroup/memory.current": "943718400"},
+			0, []string{input}, true, "of the 130 MB of memory available"},
+		{"cgroup v1 limit", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "4:memory:/job\n", "sys/fs/cgroup/memory/job/memory.limit_in_bytes": "134217728", "sys/fs/cgroup/memory/job/memory.usage_in_bytes": "0"},
+			0, []string{input}, true, "/sys/fs/cgroup/memory/job/memory.limit_in_bytes less its usage"},
+		{"a cgroup limit above the input", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/\n", "sys/fs/cgroup/memory.max": "4294967296", "sys/fs/cgroup/memory.current": "0"},
+			0, []string{input}, false, ""},
+		{"MemAvailable", map[string]string{"proc/meminfo": "MemAvailable:  131072 kB\n"}, 0, []string{input}, true, "MemAvailable in /proc/meminfo"},
+		{"GOMEMLIMIT", map[string]string{"proc/meminfo": meminfo}, 200 << 20, []string{input}, true, "GOMEMLIMIT"},
+		{"standard input waits for the heap to grow", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/\n", "sys/fs/cgroup/memory.max": "201326592"},
+			0, []string{"-"}, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			for name, text := range tt.files {
+				p := filepath.Join(root, name)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			l := limitFlags{spillDir: t.TempDir(), host: func() memlimit.Host { return memlimit.Host{Root: root, GoLimit: tt.goLimit} }}
+			var stderr bytes.Buffer
+			stop, err := l.startSpill(0, tt.inputs, &stderr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, spilling := spill.Current()
+			stop()
+			if spilling != tt.spills || !strings.Contains(stderr.String(), tt.wantMsg) || !tt.spills && stderr.Len() > 0 {
+				t.Fatalf("spilling %v, stderr %q; want spilling %v and a message with %q", spilling, stderr.String(), tt.spills, tt.wantMsg)
 			}
 		})
 	}
