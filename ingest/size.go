@@ -24,90 +24,140 @@ var (
 // fallbackRatio is used when no sample can be decompressed.
 const fallbackRatio = 10
 
-// SizeOf estimates how many bytes of text a file holds once decompressed,
-// for sizing a run before reading it. known is false for standard input
-// ("-") and for anything but a regular file (a FIFO, a device): their size
-// cannot be told beforehand. A file that cannot be read counts its size on
-// disk, or 0; reading it will report the error.
+// Size is what an input holds once decompressed.
+type Size struct {
+	Bytes int64
+	// Lines is estimated from the length of the lines at its start.
+	Lines int64
+}
+
+// SizeOf estimates what a file holds once decompressed, for sizing a run
+// before reading it. known is false for standard input ("-") and for
+// anything but a regular file (a FIFO, a device): their size cannot be
+// told beforehand. A file that cannot be read counts its size on disk, or
+// 0; reading it will report the error.
 //
 // A compressed file's size is sampled: the start is decompressed, and the
 // ratio it shows is checked against what the file records, the gzip
 // trailer's size (modulo 4 GiB, and of the last member only) or the first
 // zstd frame's content size. When they agree the record wins, as it is
 // exact; when they do not (several members or frames) the larger wins.
-func SizeOf(path string) (size int64, known bool) {
+func SizeOf(path string) (size Size, known bool) {
 	if path == "-" {
-		return 0, false
+		return Size{}, false
 	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return 0, true
+		return Size{}, true
 	}
 	if !st.Mode().IsRegular() {
-		return 0, false
+		return Size{}, false
 	}
+	onDisk := st.Size()
 	f, err := os.Open(path)
 	if err != nil {
-		return st.Size(), true
+		return Size{Bytes: onDisk, Lines: onDisk / defaultLineBytes}, true
 	}
 	defer f.Close()
-	size = st.Size()
 	var head [18]byte
 	n, _ := io.ReadFull(f, head[:])
 	switch {
 	case bytes.HasPrefix(head[:n], gzipMagic):
-		est, whole, ok := sampledSize(f, size, func(r io.Reader) (io.Reader, error) { return gzip.NewReader(r) })
-		if whole || !ok {
-			// A trailer of data that does not decompress says nothing.
-			return est, true
-		}
+		sm := sampled(f, onDisk, func(r io.Reader) (io.Reader, error) { return gzip.NewReader(r) })
 		var trailer [4]byte
-		if size < 18 || readAt(f, trailer[:], size-4) != nil {
-			return est, true
+		if sm.whole || !sm.ok || onDisk < 18 || readAt(f, trailer[:], onDisk-4) != nil {
+			// A trailer of data that does not decompress says nothing.
+			return sm.size(sm.bytes), true
 		}
-		return agreed(nearestWrap(int64(binary.LittleEndian.Uint32(trailer[:])), est), est), true
+		return sm.size(agreed(nearestWrap(int64(binary.LittleEndian.Uint32(trailer[:])), sm.bytes), sm.bytes)), true
 	case bytes.HasPrefix(head[:n], zstdMagic):
-		est, whole, ok := sampledSize(f, size, func(r io.Reader) (io.Reader, error) {
+		sm := sampled(f, onDisk, func(r io.Reader) (io.Reader, error) {
 			return zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20))
 		})
 		var h zstd.Header
-		if whole || !ok || h.Decode(head[:n]) != nil || !h.HasFCS || h.FrameContentSize > 1<<62 {
-			return est, true
+		if sm.whole || !sm.ok || h.Decode(head[:n]) != nil || !h.HasFCS || h.FrameContentSize > 1<<62 {
+			return sm.size(sm.bytes), true
 		}
-		return agreed(int64(h.FrameContentSize), est), true
+		return sm.size(agreed(int64(h.FrameContentSize), sm.bytes)), true
 	}
-	return size, true
+	prefix := make([]byte, min(onDisk, ratioSampleBytes))
+	k, _ := f.ReadAt(prefix, 0)
+	var lc lineCounter
+	lc.Write(prefix[:k])
+	return Size{Bytes: onDisk, Lines: lc.linesIn(onDisk)}, true
 }
+
+// defaultLineBytes is a line's length when none can be measured.
+const defaultLineBytes = 150
 
 func readAt(f *os.File, b []byte, at int64) error {
 	_, err := f.ReadAt(b, at)
 	return err
 }
 
-// sampledSize decompresses the start of a compressed file of size bytes
-// and scales what it gave to the whole file. whole reports that the
-// sample was the whole file, decompressed to its end: then the size is
-// exact; ok is false when nothing decompressed, and the estimate is the
-// usual ratio of logs.
-func sampledSize(f *os.File, size int64, open func(io.Reader) (io.Reader, error)) (est int64, whole, ok bool) {
+// sample is what decompressing the start of a file showed.
+type sample struct {
+	// bytes is the estimated size once decompressed; whole says the
+	// sample reached the end of the file, so that it is exact; ok is
+	// false when nothing decompressed, and bytes is the usual ratio of
+	// logs.
+	bytes     int64
+	whole, ok bool
+	lines     lineCounter
+}
+
+// size is the sample scaled to a file of the given bytes.
+func (s sample) size(bytes int64) Size { return Size{Bytes: bytes, Lines: s.lines.linesIn(bytes)} }
+
+// sampled decompresses the start of a compressed file of size bytes and
+// scales what it gave to the whole file.
+func sampled(f *os.File, size int64, open func(io.Reader) (io.Reader, error)) sample {
+	fallback := sample{bytes: size * fallbackRatio}
 	in := &countingReader{r: io.NewSectionReader(f, 0, min(size, ratioSampleBytes))}
 	zr, err := open(in)
 	if err != nil {
-		return size * fallbackRatio, false, false
+		return fallback
 	}
 	if c, ok := zr.(interface{ Close() }); ok {
 		defer c.Close()
 	}
-	out, err := io.CopyN(io.Discard, zr, ratioSampleOutBytes)
-	if err == io.EOF && size <= ratioSampleBytes {
-		return out, true, true
+	var s sample
+	out, err := io.CopyN(&s.lines, zr, ratioSampleOutBytes)
+	s.ok = out > 0 && in.n > 0
+	switch {
+	case err == io.EOF && size <= ratioSampleBytes:
+		s.bytes, s.whole, s.ok = out, true, true
+	case s.ok:
+		// The decoder reads a little ahead of what it has given, so the
+		// ratio errs low by that read-ahead; the sample is large against it.
+		s.bytes = int64(float64(size) * float64(out) / float64(in.n))
+	default:
+		return fallback
 	}
-	if out == 0 || in.n == 0 {
-		return size * fallbackRatio, false, false
+	return s
+}
+
+// lineCounter counts the bytes and newlines written to it.
+type lineCounter struct{ n, newlines int64 }
+
+func (c *lineCounter) Write(b []byte) (int, error) {
+	c.n += int64(len(b))
+	c.newlines += int64(bytes.Count(b, []byte{'\n'}))
+	return len(b), nil
+}
+
+// linesIn scales the lines counted to size bytes of the same text. A
+// sample without a newline holds part of one line at least that long.
+func (c *lineCounter) linesIn(size int64) int64 {
+	switch {
+	case size <= 0:
+		return 0
+	case c.n == 0:
+		return max(size/defaultLineBytes, 1)
+	case c.newlines == 0:
+		return max(size/c.n, 1)
 	}
-	// The decoder reads a little ahead of what it has given, so the
-	// ratio errs low by that read-ahead; the sample is large against it.
-	return int64(float64(size) * float64(out) / float64(in.n)), false, true
+	return max(int64(float64(size)*float64(c.newlines)/float64(c.n)), 1)
 }
 
 type countingReader struct {

@@ -70,21 +70,24 @@ func TestSizeOf(t *testing.T) {
 	wrongTrailer := gzipped(t, plain)
 	copy(wrongTrailer[len(wrongTrailer)-4:], []byte{100, 0, 0, 0})
 
+	short := plain[:bytes.IndexByte(plain[4000:], '\n')+4001]
 	tests := []struct {
 		name  string
 		data  []byte
 		want  int64
 		exact bool
+		lines int64 // 0: not checked
 	}{
-		{"plain", plain, int64(len(plain)), true},
-		{"small gzip, read whole", gzipped(t, plain[:4000]), 4000, true},
-		{"gzip of one member, trailer", gzipped(t, plain), int64(len(plain)), true},
-		{"gzip compressing a hundred times, trailer", gzipped(t, repeated), int64(len(repeated)), true},
-		{"gzip of many members, sampled", gzipped(t, plain[:len(plain)/2], plain[len(plain)/2:len(plain)-100], plain[len(plain)-100:]), int64(len(plain)), false},
-		{"gzip whose trailer disagrees, sampled", wrongTrailer, int64(len(plain)), false},
-		{"zstd with its content size", encoder.EncodeAll(plain, nil), int64(len(plain)), true},
-		{"zstd streamed, sampled", streamed.Bytes(), int64(len(plain)), false},
-		{"damaged gzip", append([]byte{0x1f, 0x8b}, bytes.Repeat([]byte{0xff}, 1000)...), 1002 * fallbackRatio, true},
+		{"plain", plain, int64(len(plain)), true, 40000},
+		{"small gzip, read whole", gzipped(t, short), int64(len(short)), true, int64(bytes.Count(short, []byte{'\n'}))},
+		{"gzip of one member, trailer", gzipped(t, plain), int64(len(plain)), true, 40000},
+		{"gzip compressing a hundred times, trailer", gzipped(t, repeated), int64(len(repeated)), true, 40000},
+		{"gzip of many members, sampled", gzipped(t, plain[:len(plain)/2], plain[len(plain)/2:len(plain)-100], plain[len(plain)-100:]), int64(len(plain)), false, 40000},
+		{"gzip whose trailer disagrees, sampled", wrongTrailer, int64(len(plain)), false, 40000},
+		{"zstd with its content size", encoder.EncodeAll(plain, nil), int64(len(plain)), true, 40000},
+		{"zstd streamed, sampled", streamed.Bytes(), int64(len(plain)), false, 40000},
+		{"damaged gzip", append([]byte{0x1f, 0x8b}, bytes.Repeat([]byte{0xff}, 1000)...), 1002 * fallbackRatio, true, 0},
+		{"one line without a newline", []byte("x"), 1, true, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,8 +99,11 @@ func TestSizeOf(t *testing.T) {
 			if !known {
 				t.Fatalf("SizeOf = %d, unknown", got)
 			}
-			if tt.exact && got != tt.want || !tt.exact && (got < tt.want*3/4 || got > tt.want*5/4) {
-				t.Fatalf("SizeOf = %d, want %d (exact %v); file of %d bytes", got, tt.want, tt.exact, len(tt.data))
+			if b := got.Bytes; tt.exact && b != tt.want || !tt.exact && (b < tt.want*3/4 || b > tt.want*5/4) {
+				t.Fatalf("SizeOf = %+v, want %d bytes (exact %v); file of %d bytes", got, tt.want, tt.exact, len(tt.data))
+			}
+			if l := got.Lines; tt.lines > 0 && (l < tt.lines*3/4 || l > tt.lines*5/4) {
+				t.Fatalf("SizeOf = %+v, want about %d lines", got, tt.lines)
 			}
 		})
 	}
@@ -108,7 +114,7 @@ func TestSizeOf(t *testing.T) {
 	}
 	for _, p := range []string{"-", fifo} {
 		if got, known := SizeOf(p); known {
-			t.Errorf("SizeOf(%s) = %d, known; want unknown", p, got)
+			t.Errorf("SizeOf(%s) = %+v, known; want unknown", p, got)
 		}
 	}
 }

@@ -335,7 +335,9 @@ func TestEstimatedFootprint(t *testing.T) {
 		}
 		return p
 	}
+	// Zeros: no newline, so one line of 1000 bytes.
 	plain := sized("access.log", 1000)
+	plainBytes := int64(footprintPerLine + 1000*footprintPerByte)
 	// A log that compresses a hundred times, which a fixed ratio of ten
 	// would take for a tenth of its size.
 	text := bytes.Repeat([]byte(`10.0.0.1 - - [01/Nov/2026:00:00:00 +0000] "GET /a HTTP/1.1" 429 0 "-" "curl/8.0"`+"\n"), 2000)
@@ -351,19 +353,19 @@ func TestEstimatedFootprint(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(fifoDir, "live.log"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	textBytes := int64(float64(len(text)) * footprintPerByte)
+	textBytes := int64(2000*footprintPerLine + float64(len(text))*footprintPerByte)
 	tests := []struct {
 		name   string
 		inputs []string
 		want   int64
 		known  bool
 	}{
-		{"plain file", []string{plain}, 1200, true},
+		{"plain file", []string{plain}, plainBytes, true},
 		{"gzip counts its uncompressed size", []string{gzPath}, textBytes, true},
-		{"directory adds up its logs", []string{dir}, 1200 + textBytes, true},
+		{"directory adds up its logs", []string{dir}, plainBytes + textBytes, true},
 		{"missing input", []string{filepath.Join(dir, "missing.log")}, 0, true},
 		{"standard input", []string{"-"}, 0, false},
-		{"standard input beside a file", []string{"-", plain}, 1200, false},
+		{"standard input beside a file", []string{"-", plain}, plainBytes, false},
 		{"a FIFO in a directory", []string{fifoDir}, 0, false},
 	}
 	for _, tt := range tests {
@@ -385,7 +387,7 @@ func TestAutoSpillHonoursLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Truncate(100 << 20) // 120 MB to hold
+	f.Truncate(100 << 20) // one line of 100 MiB: over 50 MB to hold
 	f.Close()
 	const meminfo = "MemAvailable:    8388608 kB\n"
 	tests := []struct {
@@ -397,16 +399,16 @@ func TestAutoSpillHonoursLimits(t *testing.T) {
 		wantMsg string
 	}{
 		{"room enough", map[string]string{"proc/meminfo": meminfo}, 0, []string{input}, false, ""},
-		{"cgroup v2 limit", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/\n", "sys/fs/cgroup/memory.max": "201326592", "sys/fs/cgroup/memory.current": "0"},
+		{"cgroup v2 limit", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/\n", "sys/fs/cgroup/memory.max": "67108864", "sys/fs/cgroup/memory.current": "0"},
 			0, []string{input}, true, "/sys/fs/cgroup/memory.max less its usage"},
-		{"cgroup v2 limit, mostly used", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/\n", "sys/fs/cgroup/memory.max": "1073741824", "sys/fs/cgroup/memory.current": "943718400"},
-			0, []string{input}, true, "of the 130 MB of memory available"},
-		{"cgroup v1 limit", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "4:memory:/job\n", "sys/fs/cgroup/memory/job/memory.limit_in_bytes": "134217728", "sys/fs/cgroup/memory/job/memory.usage_in_bytes": "0"},
+		{"cgroup v2 limit, mostly used", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/\n", "sys/fs/cgroup/memory.max": "1073741824", "sys/fs/cgroup/memory.current": "1006632960"},
+			0, []string{input}, true, "of the 67 MB of memory available"},
+		{"cgroup v1 limit", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "4:memory:/job\n", "sys/fs/cgroup/memory/job/memory.limit_in_bytes": "67108864", "sys/fs/cgroup/memory/job/memory.usage_in_bytes": "0"},
 			0, []string{input}, true, "/sys/fs/cgroup/memory/job/memory.limit_in_bytes less its usage"},
 		{"a cgroup limit above the input", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/\n", "sys/fs/cgroup/memory.max": "4294967296", "sys/fs/cgroup/memory.current": "0"},
 			0, []string{input}, false, ""},
-		{"MemAvailable", map[string]string{"proc/meminfo": "MemAvailable:  131072 kB\n"}, 0, []string{input}, true, "MemAvailable in /proc/meminfo"},
-		{"GOMEMLIMIT", map[string]string{"proc/meminfo": meminfo}, 200 << 20, []string{input}, true, "GOMEMLIMIT"},
+		{"MemAvailable", map[string]string{"proc/meminfo": "MemAvailable:  65536 kB\n"}, 0, []string{input}, true, "MemAvailable in /proc/meminfo"},
+		{"GOMEMLIMIT", map[string]string{"proc/meminfo": meminfo}, 64 << 20, []string{input}, true, "GOMEMLIMIT"},
 		{"standard input waits for the heap to grow", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/\n", "sys/fs/cgroup/memory.max": "201326592"},
 			0, []string{"-"}, false, ""},
 	}

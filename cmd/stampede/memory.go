@@ -10,9 +10,16 @@ import (
 	"github.com/stampede/stampede/spill"
 )
 
-// footprintPerByte is memory per input byte of a full run, measured on
-// logs of 5M to 56M lines (about 200 bytes per line of about 180 bytes).
-const footprintPerByte = 1.2
+// A full run holds about footprintPerLine bytes per line and
+// footprintPerByte per byte of text: fitted to nginx logs of 178-byte
+// lines (5M to 56M of them, about 178 bytes of memory per line) and of
+// 81-byte lines (3M, about 137), with a sixth to spare. Per line, since
+// the events are; a fixed ratio to the bytes takes short lines for half
+// what they need.
+const (
+	footprintPerLine = 120
+	footprintPerByte = 0.5
+)
 
 // estimatedFootprint is the memory a run over inputs may need, from their
 // sizes once decompressed; known is false when an input's size cannot be
@@ -28,7 +35,7 @@ func estimatedFootprint(inputs []string) (bytes int64, known bool) {
 	for _, f := range files {
 		size, ok := ingest.SizeOf(f)
 		known = known && ok
-		total += float64(size) * footprintPerByte
+		total += float64(size.Lines)*footprintPerLine + float64(size.Bytes)*footprintPerByte
 	}
 	return int64(total), known
 }
