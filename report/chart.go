@@ -133,7 +133,8 @@ type ClassRate struct {
 	Points []RatePoint
 }
 
-// RatePoint is one second of attempts, split by outcome.
+// RatePoint is one second of attempts, split by outcome, or, in a window
+// longer than maxRatePoints seconds, the mean second of several.
 type RatePoint struct {
 	// Offset is seconds after the incident start.
 	Offset                 float64
@@ -472,7 +473,12 @@ func ThrottleLoadChart(r *analyze.Result, points []LoadPoint) (*Chart, error) {
 		}
 		series = append(series, "wave start")
 	}
-	caption := fmt.Sprintf("Share of interactive attempts throttled beside the batch attempt rate (%d s windows), waves marked", loadWindow)
+	window := float64(loadWindow)
+	if len(points) > 1 {
+		// A long incident's points are several seconds each.
+		window = max(window, points[1].Offset-points[0].Offset)
+	}
+	caption := fmt.Sprintf("Share of interactive attempts throttled beside the batch attempt rate (%s s windows), waves marked", trimFloat(window))
 	return &Chart{Name: "throttle-load", Title: caption, Series: series, plot: p}, nil
 }
 
