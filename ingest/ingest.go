@@ -224,7 +224,15 @@ func readParts(r io.Reader, name string, opt Options, sizeHint int64, workers in
 		t.Sources[0].Warnings = notesOf(p)
 	}
 	if sizeHint > 0 {
-		t.Events = spill.Make[timeline.Event](0, int(eventsFor(sizeHint, prefix)))
+		n := eventsFor(sizeHint, prefix)
+		if whole {
+			// All of it is in the buffer: its lines are counted rather
+			// than guessed with a margin, which for a directory of
+			// thousands of one-line files was most of their memory until
+			// the merge (a line holding several attempts grows the slice).
+			n = int64(bytes.Count(prefix, []byte{'\n'})) + 1
+		}
+		t.Events = spill.Make[timeline.Event](0, int(n))
 		adviseHugePages(t.Events[:cap(t.Events)])
 	}
 	s := &t.Sources[0]

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -437,4 +438,69 @@ func TestAutoSpillHonoursLimits(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRefuseBudget refuses, before any reading, a --max-memory under the
+// heap the inputs' accounting needs whatever spills: the same inputs and
+// budget are then refused every time instead of passing or failing with
+// the collector's timing.
+func TestRefuseBudget(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 3000 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("access-%04d.log", i)), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name    string
+		limit   string
+		inputs  []string
+		wantErr string // "" for no refusal
+	}{
+		{"3,000 files under their heap", "8MiB", []string{dir}, "stopped before reading: 3000 input files keep about 8.8 MB on the heap, over --max-memory 8MiB: that part cannot spill; give at least 9MiB"},
+		{"3,000 files within it", "9MiB", []string{dir}, ""},
+		{"standard input", "1B", []string{"-"}, "over --max-memory 1B"},
+		{"inputs that do not exist are left to the reading", "1B", []string{filepath.Join(dir, "missing.log")}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			limit, err := parseSize(tt.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = refuseBudget(limit, tt.limit, tt.inputs)
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("refuseBudget = %v, want %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestLiveHeapOver judges the live heap only: garbage over the limit is
+// collected and passes, a live slice over it does not.
+func TestLiveHeapOver(t *testing.T) {
+	const limit = 256 << 20
+	var keep []byte
+	for _, tt := range []struct {
+		name string
+		live bool
+	}{
+		{"garbage over the limit", false},
+		{"a live slice over it", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := make([]byte, limit+(64<<20))
+			for i := 0; i < len(b); i += 4096 {
+				b[i] = 1
+			}
+			if tt.live {
+				keep = b
+			}
+			b = nil
+			if _, over, ok := liveHeapOver(limit); !ok || over != tt.live {
+				t.Fatalf("over = %v, ok %v; want %v", over, ok, tt.live)
+			}
+		})
+	}
+	runtime.KeepAlive(keep)
 }

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
-	"runtime/metrics"
 	"strconv"
 	"strings"
 	"time"
@@ -110,6 +109,9 @@ func (l *limitFlags) startSpill(limit int64, inputs []string, stderr io.Writer) 
 	if limit == 0 {
 		return l.autoSpill(inputs, stderr), nil
 	}
+	if err := refuseBudget(limit, l.maxMemory, inputs); err != nil {
+		return nil, err
+	}
 	stop, err = spill.Start(spill.Options{Dir: l.spillDir, Budget: int64(float64(limit) * spillShare)})
 	if err != nil {
 		return nil, fmt.Errorf("--max-memory needs a spill file: %w", err)
@@ -143,7 +145,6 @@ func stopCause(ctx context.Context) error {
 // watchMemory cancels the run, naming the limit, once the live heap
 // passes limit.
 func watchMemory(ctx context.Context, limit int64, flag string, cancel context.CancelCauseFunc) {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	tick := time.NewTicker(watchdogInterval)
 	defer tick.Stop()
 	for {
@@ -152,11 +153,11 @@ func watchMemory(ctx context.Context, limit int64, flag string, cancel context.C
 			return
 		case <-tick.C:
 		}
-		metrics.Read(sample)
-		if sample[0].Value.Kind() != metrics.KindUint64 {
+		heap, over, ok := liveHeapOver(limit)
+		if !ok {
 			return
 		}
-		if heap := sample[0].Value.Uint64(); heap > uint64(limit) {
+		if over {
 			why := "raise the limit or read fewer or smaller inputs"
 			if st, ok := spill.Current(); ok && st.Fallbacks > 0 {
 				// A full spill disk sends the events to the heap.
