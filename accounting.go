@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/stampede/stampede/spill"
@@ -179,8 +180,9 @@ func dropDuplicates(tl *timeline.Timeline) {
 		return
 	}
 	accepted := map[[2]int32]bool{}
+	spans := sourceSpans(tl, func(*timeline.Event) bool { return true })
 	for pair, m := range matches {
-		if float64(m) >= minDuplicateShare*float64(eventsInRange(tl, pair[1], pair[0])) {
+		if float64(m) >= minDuplicateShare*float64(eventsInRange(tl, pair[1], spans[pair[0]])) {
 			accepted[pair] = true
 		}
 	}
@@ -222,12 +224,15 @@ func sharedFormat(tl *timeline.Timeline) bool {
 		return false
 	}
 	spans := sourceSpans(tl, func(*timeline.Event) bool { return true })
+	// In start order, inputs of one format overlap somewhere exactly when
+	// one starts before its predecessor ends: one sort, not a comparison
+	// of every two inputs.
 	for _, idx := range byFormat {
-		for a := range idx {
-			for b := a + 1; b < len(idx); b++ {
-				if spans[idx[a]].overlaps(spans[idx[b]], 0) {
-					return true
-				}
+		idx = slices.DeleteFunc(idx, func(i int) bool { return !spans[i].seen })
+		slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(spans[a].lo, spans[b].lo) })
+		for k := 1; k < len(idx); k++ {
+			if spans[idx[k]].lo <= spans[idx[k-1]].hi {
+				return true
 			}
 		}
 	}
@@ -264,20 +269,20 @@ func sourceSpans(tl *timeline.Timeline, keep func(*timeline.Event) bool) []timeS
 }
 
 // eventsInRange counts the events of source src that start within the
-// time range of source other's events.
-func eventsInRange(tl *timeline.Timeline, src, other int32) int64 {
-	lo, hi, any := int64(0), int64(0), false
-	for i := range tl.Events {
-		if e := &tl.Events[i]; e.Source == other {
-			if !any {
-				lo, any = e.Start, true
-			}
-			hi = e.Start
-		}
+// span of another source. Only the events in that span are looked at, found
+// by binary search: rotated logs have short, disjoint spans, and a scan of
+// the whole timeline per pair of inputs would cost a directory of thousands
+// of them more than reading it. tl must be sorted.
+func eventsInRange(tl *timeline.Timeline, src int32, span timeSpan) int64 {
+	if !span.seen {
+		return 0
 	}
+	ev := tl.Events
+	lo := sort.Search(len(ev), func(i int) bool { return ev[i].Start >= span.lo })
+	hi := sort.Search(len(ev), func(i int) bool { return ev[i].Start > span.hi })
 	var n int64
-	for i := range tl.Events {
-		if e := &tl.Events[i]; e.Source == src && e.Start >= lo && e.Start <= hi {
+	for i := lo; i < hi; i++ {
+		if ev[i].Source == src {
 			n++
 		}
 	}

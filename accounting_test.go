@@ -1,6 +1,9 @@
 package stampede
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -82,6 +85,92 @@ func TestFarEventsAreKept(t *testing.T) {
 			}
 			if tt.skipped > 0 && !strings.Contains(src.Samples[0].Reason, "days from the median") {
 				t.Errorf("skip reason %q", src.Samples[0].Reason)
+			}
+		})
+	}
+}
+
+// TestOverlapSweeps checks the sweeps that find overlapping inputs against
+// comparing every two inputs, on hand-made cases and on random ones: the
+// sweeps exist so that thousands of rotated logs are not compared pairwise,
+// and must find exactly the pairs the comparison finds, in the same order.
+func TestOverlapSweeps(t *testing.T) {
+	type input struct {
+		format   string
+		observer timeline.Observer
+		starts   []int64 // seconds
+	}
+	tests := []struct {
+		name   string
+		inputs []input
+	}{
+		{"one input", []input{{"combined", "proxy", []int64{1, 2}}}},
+		{"rotated, disjoint", []input{{"combined", "proxy", []int64{1, 2}}, {"combined", "proxy", []int64{3, 4}}, {"combined", "proxy", []int64{5}}}},
+		{"rotated, touching", []input{{"combined", "proxy", []int64{1, 2}}, {"combined", "proxy", []int64{2, 3}}}},
+		{"nested in an earlier long one", []input{{"combined", "proxy", []int64{1, 100}}, {"combined", "proxy", []int64{2}}, {"combined", "proxy", []int64{50}}}},
+		{"two formats of one proxy", []input{{"combined", "proxy", []int64{1, 5}}, {"stampede", "proxy", []int64{3, 9}}, {"combined", "proxy", []int64{9, 12}}}},
+		{"two formats a second apart", []input{{"combined", "proxy", []int64{1}}, {"stampede", "proxy", []int64{2}}}},
+		{"two formats far apart", []input{{"combined", "proxy", []int64{1}}, {"stampede", "proxy", []int64{30}}}},
+		{"other observers", []input{{"combined", "proxy", []int64{1, 5}}, {"jsonl", "sdk", []int64{1, 5}}, {"har", "", []int64{1, 5}}, {"k6", "", []int64{1, 5}}}},
+		{"no events", []input{{"combined", "proxy", nil}, {"stampede", "proxy", nil}, {"combined", "proxy", []int64{1}}}},
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 200 {
+		var in []input
+		for range 1 + rng.IntN(12) {
+			starts := make([]int64, rng.IntN(3))
+			for k := range starts {
+				starts[k] = rng.Int64N(40)
+			}
+			in = append(in, input{[]string{"combined", "stampede", "jsonl"}[rng.IntN(3)], []timeline.Observer{"proxy", "sdk", ""}[rng.IntN(3)], starts})
+		}
+		tests = append(tests, struct {
+			name   string
+			inputs []input
+		}{fmt.Sprintf("random %d", i), in})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tl := &timeline.Timeline{}
+			for src, in := range tt.inputs {
+				tl.Sources = append(tl.Sources, timeline.Source{Path: strconv.Itoa(src), Format: in.format, Observer: in.observer})
+				for _, s := range in.starts {
+					tl.Events = append(tl.Events, timeline.Event{Start: s * 1e9, Layer: timeline.LayerHTTP, Source: int32(src)})
+				}
+			}
+			tl.Sort()
+			spans := sourceSpans(tl, func(*timeline.Event) bool { return true })
+			var wantPairs [][2]int32
+			wantShared := false
+			for a := range tl.Sources {
+				for b := a + 1; b < len(tl.Sources); b++ {
+					sa, sb := &tl.Sources[a], &tl.Sources[b]
+					if sa.Format == sb.Format && spans[a].overlaps(spans[b], 0) {
+						wantShared = true
+					}
+					if sa.Observer != "" && sa.Observer == sb.Observer && sa.Format != sb.Format && spans[a].overlaps(spans[b], int64(viewTolerance)) {
+						wantPairs = append(wantPairs, [2]int32{int32(a), int32(b)})
+					}
+				}
+			}
+			if got := sharedFormat(tl); got != wantShared {
+				t.Errorf("sharedFormat = %v, want %v", got, wantShared)
+			}
+			if got := viewCandidates(tl); !slices.Equal(got, wantPairs) {
+				t.Errorf("viewCandidates = %v, want %v", got, wantPairs)
+			}
+			for src := range tl.Sources {
+				for other := range tl.Sources {
+					var want int64
+					for _, e := range tl.Events {
+						if e.Source == int32(src) && spans[other].seen && e.Start >= spans[other].lo && e.Start <= spans[other].hi {
+							want++
+						}
+					}
+					if got := eventsInRange(tl, int32(src), spans[other]); got != want {
+						t.Errorf("eventsInRange(%d, span of %d) = %d, want %d", src, other, got, want)
+					}
+				}
 			}
 		})
 	}

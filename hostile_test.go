@@ -136,6 +136,15 @@ func hostileCorpus(t *testing.T) []hostileCase {
 		strings.Repeat(`{"a":`, depth)+"1"+strings.Repeat("}", depth)+"\n"+
 		`{"ts_start":"2026-11-30T02:00:01Z","call_id":"fine","outcome":"ok"}`+"\n"))
 
+	// Two logs of 25 lines each, a month apart: the clock comparison
+	// binned the month at 50 ms (800 MB) and its transform failed.
+	var early, late strings.Builder
+	for i := range 25 {
+		fmt.Fprintf(&early, "10.0.0.1 - - [01/Nov/2026:00:00:%02d +0000] \"GET /a HTTP/1.1\" 429 0 \"-\" \"curl/8.0\"\n", i)
+		fmt.Fprintf(&late, "10.0.0.2 - - [30/Nov/2026:00:00:%02d +0000] \"GET /b HTTP/1.1\" 429 0 \"-\" \"curl/8.0\"\n", i)
+	}
+	cases = append(cases, hostileCase{"two logs a month apart", []string{write("apart/early.log", []byte(early.String())), write("apart/late.log", []byte(late.String()))}})
+
 	empty := filepath.Join(dir, "no-logs")
 	if err := os.MkdirAll(empty, 0o755); err != nil {
 		t.Fatal(err)
@@ -252,8 +261,15 @@ func checkAccounting(t *testing.T, tl *timeline.Timeline) {
 	}
 }
 
+// maxHostileReport bounds any report of a hostile input: no input of a
+// few lines may make megabytes of report (a few lines a month apart once
+// made 35 MB of HTML, a chart point per second of the month).
+const maxHostileReport = 2 << 20
+
 // TestHostileInputReports analyses every readable hostile input and
-// renders it in every report format: no log text may act in the output.
+// renders it in every report format: no log text may act in the output,
+// and the series and the report stay the size of the input's busy parts,
+// whatever its span.
 func TestHostileInputReports(t *testing.T) {
 	for _, c := range hostileCorpus(t) {
 		t.Run(c.name, func(t *testing.T) {
@@ -261,6 +277,13 @@ func TestHostileInputReports(t *testing.T) {
 			if err != nil {
 				checkClearError(t, err, c.inputs)
 				return
+			}
+			var events int64
+			for _, in := range res.Inputs {
+				events += in.Events
+			}
+			if bins := int64(res.Waves.Bins); bins > 1<<16 && bins > 16*events {
+				t.Errorf("%d wave bins for %d events", bins, events)
 			}
 			for _, in := range res.Inputs {
 				var byReason int64
@@ -278,6 +301,9 @@ func TestHostileInputReports(t *testing.T) {
 					t.Fatalf("render %s: %v", f, err)
 				}
 				checkInert(t, f, buf.String())
+				if buf.Len() > maxHostileReport {
+					t.Errorf("%s report of %d bytes", f, buf.Len())
+				}
 				// Every format shows each file's accounting.
 				for _, col := range []string{"parsed", "skipped", "duplicates"} {
 					if !strings.Contains(buf.String(), col) {

@@ -267,45 +267,50 @@ func Ingest(ctx context.Context, cfg Config) (*timeline.Timeline, error) {
 	results := make([]fileResult, len(files))
 	errs := make([]error, len(files))
 	workers := runtime.GOMAXPROCS(0)
-	sem := make(chan struct{}, workers)
+	readFile := func(i int) {
+		f := files[i]
+		if ctx.Err() != nil {
+			// Reported once, below, rather than once per file left.
+			return
+		}
+		fileOpt := opt
+		if name, ok := cfg.FileFormats[f]; ok {
+			fileOpt.Format = name
+		}
+		if layer, ok := cfg.FileLayers[f]; ok {
+			fileOpt.Layer = layer
+		}
+		var r fileResult
+		if progress == nil {
+			r.sources, r.parts, errs[i] = readOne(f, fileOpt, workers)
+		} else {
+			// Pieces of one large file report from their own goroutines.
+			var readBytes atomic.Int64
+			fileOpt.Progress = func(bytes, lines int64) {
+				readBytes.Add(bytes)
+				progress.add(bytes, lines, false)
+			}
+			r.sources, r.parts, errs[i] = readOne(f, fileOpt, workers)
+			// Timelines and failed reads report nothing on the way; the
+			// file still counts as read, so the total is reached.
+			progress.add(max(progress.sizes[i]-readBytes.Load(), 0), 0, true)
+		}
+		if errs[i] != nil {
+			return
+		}
+		results[i] = r
+	}
+	// A fixed pool takes the files in order: a goroutine per file, most of
+	// them waiting, would be stacks for every collection to scan, which on
+	// a directory of thousands of rotated logs costs more than the reading.
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for i, f := range files {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if err := ctx.Err(); err != nil {
-				errs[i] = err
-				return
+	for range min(workers, len(files)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(files); i = int(next.Add(1) - 1) {
+				readFile(i)
 			}
-			fileOpt := opt
-			if name, ok := cfg.FileFormats[f]; ok {
-				fileOpt.Format = name
-			}
-			if layer, ok := cfg.FileLayers[f]; ok {
-				fileOpt.Layer = layer
-			}
-			var r fileResult
-			if progress == nil {
-				r.sources, r.parts, errs[i] = readOne(f, fileOpt, workers)
-			} else {
-				// Pieces of one large file report from their own goroutines.
-				var readBytes atomic.Int64
-				fileOpt.Progress = func(bytes, lines int64) {
-					readBytes.Add(bytes)
-					progress.add(bytes, lines, false)
-				}
-				r.sources, r.parts, errs[i] = readOne(f, fileOpt, workers)
-				// Timelines and failed reads report nothing on the way; the
-				// file still counts as read, so the total is reached.
-				progress.add(max(progress.sizes[i]-readBytes.Load(), 0), 0, true)
-			}
-			if errs[i] != nil {
-				return
-			}
-			results[i] = r
-		}()
+		})
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -350,17 +355,27 @@ func Ingest(ctx context.Context, cfg Config) (*timeline.Timeline, error) {
 // the merge, and classes see the labels as the analyses will.
 func settleAndClass(sources []timeline.Source, parts []timeline.Part, labels *timeline.Labels, rules []timeline.ClassRule, override bool, workers int) {
 	settle, needed := labels.Settle()
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, workers)
+	// One stretch per task and a fixed pool over them: a directory of
+	// thousands of small logs is thousands of parts, not of goroutines.
+	type stretch struct {
+		events []timeline.Event
+		base   int32
+	}
+	var stretches []stretch
 	for k := range parts {
-		events, base := parts[k].Events, parts[k].SourceBase
+		events := parts[k].Events
 		step := max(len(events)/workers+1, 1<<16)
 		for lo := 0; lo < len(events); lo += step {
-			stretch := events[lo:min(lo+step, len(events))]
-			wg.Go(func() {
-				sem <- struct{}{}
-				defer func() { <-sem }()
+			stretches = append(stretches, stretch{events[lo:min(lo+step, len(events))], parts[k].SourceBase})
+		}
+	}
+	var mu sync.Mutex
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, len(stretches)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(stretches); i = int(next.Add(1) - 1) {
+				stretch, base := stretches[i].events, stretches[i].base
 				if needed {
 					counts := map[int32]*timeline.ShortenedLabels{}
 					settle(stretch, func(src int32, kind timeline.LabelKind) {
@@ -382,8 +397,8 @@ func settleAndClass(sources []timeline.Source, parts []timeline.Part, labels *ti
 					mu.Unlock()
 				}
 				timeline.ApplyClassRules(&timeline.Timeline{Events: stretch}, rules, override)
-			})
-		}
+			}
+		})
 	}
 	wg.Wait()
 }

@@ -62,21 +62,50 @@ func dropRedundantViews(tl *timeline.Timeline) {
 }
 
 // viewCandidates lists the pairs of inputs, earlier first, that share an
-// observer, differ in format and overlap in time.
+// observer, differ in format and overlap in time. A sweep over the spans
+// in start order finds them without comparing every two inputs, which on a
+// directory of thousands of rotated logs would cost more than the reading.
 func viewCandidates(tl *timeline.Timeline) [][2]int32 {
 	spans := sourceSpans(tl, func(e *timeline.Event) bool { return e.Layer == timeline.LayerHTTP })
-	var pairs [][2]int32
-	for a := range tl.Sources {
-		for b := a + 1; b < len(tl.Sources); b++ {
-			sa, sb := &tl.Sources[a], &tl.Sources[b]
-			if sa.Observer == "" || sa.Observer != sb.Observer || sa.Format == sb.Format {
-				continue
-			}
-			if spans[a].overlaps(spans[b], int64(viewTolerance)) {
-				pairs = append(pairs, [2]int32{int32(a), int32(b)})
-			}
+	var order []int32
+	for i := range tl.Sources {
+		if spans[i].seen && tl.Sources[i].Observer != "" {
+			order = append(order, int32(i))
 		}
 	}
+	slices.SortFunc(order, func(a, b int32) int {
+		return cmp.Or(cmp.Compare(tl.Sources[a].Observer, tl.Sources[b].Observer), cmp.Compare(spans[a].lo, spans[b].lo), cmp.Compare(a, b))
+	})
+	margin := int64(viewTolerance)
+	var pairs [][2]int32
+	// open holds, by format, the observer's inputs seen so far that may
+	// still meet a later one. Only other formats' lists are walked (and
+	// pruned of spans that ended before this one starts, which then end
+	// before every later one too), so inputs of one format cost nothing.
+	open := map[string][]int32{}
+	for k, y := range order {
+		sy := &tl.Sources[y]
+		if k > 0 && tl.Sources[order[k-1]].Observer != sy.Observer {
+			clear(open)
+		}
+		for format, xs := range open {
+			if format == sy.Format {
+				continue
+			}
+			kept := xs[:0]
+			for _, x := range xs {
+				if spans[x].hi+margin < spans[y].lo {
+					continue
+				}
+				kept = append(kept, x)
+				pairs = append(pairs, [2]int32{min(x, y), max(x, y)})
+			}
+			open[format] = kept
+		}
+		open[sy.Format] = append(open[sy.Format], y)
+	}
+	// In input order, as the pairs are settled one after the other.
+	slices.SortFunc(pairs, func(p, q [2]int32) int { return cmp.Or(cmp.Compare(p[0], q[0]), cmp.Compare(p[1], q[1])) })
 	return pairs
 }
 

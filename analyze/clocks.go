@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/dsp/fourier"
@@ -157,8 +158,15 @@ func crossCorrelate(ref, other []int64, refWhole, otherWhole bool) (offset, corr
 	lo := min(ref[0], other[0]) - int64(maxClockOffset)
 	hi := max(ref[len(ref)-1], other[len(other)-1]) + int64(maxClockOffset)
 	bin := int64(clockBin)
-	n := int((hi-lo)/bin) + 1
-	a, b := binStarts(ref, lo, bin, n, refWhole), binStarts(other, lo, bin, n, otherWhole)
+	var a, b []float64
+	if span := uint64(hi-lo) / uint64(bin); span < maxClockBins {
+		n := int(span) + 1
+		at := func(t int64) int64 { return (t - lo) / bin }
+		a, b = binStarts(ref, at, n, refWhole), binStarts(other, at, n, otherWhole)
+	} else if a, b = busyStarts(ref, other, refWhole, otherWhole); a == nil {
+		return 0, 0, 0
+	}
+	n := len(a)
 
 	m := fftSize(2 * n)
 	fft := fourier.NewFFT(m)
@@ -214,23 +222,95 @@ func crossCorrelate(ref, other []int64, refWhole, otherWhole bool) (offset, corr
 	return offset, corr, margin
 }
 
-// binStarts counts starts per bin and centres the series. With
-// wholeSeconds, each start is spread evenly over the second that follows it,
-// where its true time lies.
-func binStarts(ts []int64, lo, bin int64, n int, wholeSeconds bool) []float64 {
+// maxClockBins bounds the series crossCorrelate transforms: 2^20 bins of
+// 50 ms are 14.5 hours, and about 70 MB for the transform.
+const maxClockBins = 1 << 20
+
+// busyStarts bins two logs whose span is too long for one series of
+// clockBin: only times within maxClockOffset of the other log's can pair
+// at a lag the search looks at, so it keeps the stretches where both logs
+// have events, each with maxClockOffset of empty bins on either side, and
+// lays them end to end. Two logs a month apart (or of incidents weeks
+// apart) thus cost their busy minutes, not a bin per 50 ms of the month. A
+// clock offset holds for the whole log, so stretches past maxClockBins are
+// left out. It returns nil when the logs share no time at all.
+func busyStarts(ref, other []int64, refWhole, otherWhole bool) (a, b []float64) {
+	pad, bin := int64(maxClockOffset), int64(clockBin)
+	from := max(ref[0], other[0]) - pad
+	to := min(ref[len(ref)-1], other[len(other)-1]) + pad
+	if from > to {
+		return nil, nil
+	}
+	in := func(ts []int64) []int64 {
+		i, _ := slices.BinarySearch(ts, from)
+		j, _ := slices.BinarySearch(ts, to+1)
+		return ts[i:j]
+	}
+	ref, other = in(ref), in(other)
+	// Stretches of either log's events with no gap over 2·pad, from which
+	// a bin of each is laid out: starts[k] is stretch k's first time
+	// less pad, first[k] its first bin.
+	var starts, first []int64
+	n := int64(0)
+	var end int64
+	add := func(t int64) {
+		if len(starts) > 0 && t-end <= 2*pad {
+			end = t
+			return
+		}
+		if len(starts) > 0 {
+			n += (end+pad+int64(time.Second)-starts[len(starts)-1])/bin + 1
+		}
+		starts, first, end = append(starts, t-pad), append(first, n), t
+	}
+	for i, j := 0, 0; i < len(ref) || j < len(other); {
+		if j == len(other) || i < len(ref) && ref[i] <= other[j] {
+			add(ref[i])
+			i++
+		} else {
+			add(other[j])
+			j++
+		}
+	}
+	if len(starts) == 0 {
+		return nil, nil
+	}
+	// The last stretch's end; a second more, for the spread of a start
+	// stamped to the whole second.
+	n += (end+pad+int64(time.Second)-starts[len(starts)-1])/bin + 1
+	n = min(n, maxClockBins)
+	at := func(t int64) int64 {
+		k, found := slices.BinarySearch(starts, t)
+		if !found {
+			k--
+		}
+		return first[k] + (t-starts[k])/bin
+	}
+	return binStarts(ref, at, int(n), refWhole), binStarts(other, at, int(n), otherWhole)
+}
+
+// binStarts counts starts per bin, at(t) being a start's bin, and centres
+// the series. Bins past n are left out. With wholeSeconds, each start is
+// spread evenly over the second that follows it, where its true time lies.
+func binStarts(ts []int64, at func(int64) int64, n int, wholeSeconds bool) []float64 {
 	out := make([]float64, n)
 	spread := int64(1)
 	if wholeSeconds {
-		spread = int64(time.Second) / bin
+		spread = int64(time.Second / clockBin)
 	}
 	w := 1 / float64(spread)
+	counted := 0
 	for _, t := range ts {
-		first := (t - lo) / bin
+		first := at(t)
+		if first >= int64(n) {
+			continue
+		}
+		counted++
 		for k := first; k < first+spread && k < int64(n); k++ {
 			out[k] += w
 		}
 	}
-	mean := float64(len(ts)) / float64(n)
+	mean := float64(counted) / float64(n)
 	for i := range out {
 		out[i] -= mean
 	}

@@ -59,6 +59,9 @@ func TestEstimateClocks(t *testing.T) {
 		// tolerance on the offset; reliable says whether it may be acted on.
 		tolerance float64
 		reliable  bool
+		// far adds a few events of each log this long after the rest: a
+		// span too long for one series of 50 ms bins.
+		far time.Duration
 	}{
 		{name: "in step", offset: 0, calls: 200, tolerance: 0.06, reliable: true},
 		{name: "sdk ahead 2.5 s", offset: 2500 * time.Millisecond, calls: 200, tolerance: 0.06, reliable: true},
@@ -68,11 +71,23 @@ func TestEstimateClocks(t *testing.T) {
 		{name: "whole-second access log, sdk ahead 2.5 s", offset: 2500 * time.Millisecond, calls: 200, wholeSeconds: true, tolerance: 0.3, reliable: true},
 		{name: "whole-second access log, sdk behind 3.7 s", offset: -3700 * time.Millisecond, calls: 200, wholeSeconds: true, tolerance: 0.3, reliable: true},
 		{name: "unrelated logs", offset: 0, calls: 0, independent: true, reliable: false},
+		{name: "sdk ahead 2.5 s, a stray event a month later", offset: 2500 * time.Millisecond, calls: 200, tolerance: 0.06, reliable: true, far: 30 * 24 * time.Hour},
+		{name: "whole-second access log, sdk behind 3.7 s, a year later", offset: -3700 * time.Millisecond, calls: 200, wholeSeconds: true, tolerance: 0.3, reliable: true, far: 365 * 24 * time.Hour},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := uint64(1); seed <= 3; seed++ {
-				got := EstimateClocks(skewedLogs(seed, tc.offset, tc.calls, tc.wholeSeconds, tc.independent))
+				tl := skewedLogs(seed, tc.offset, tc.calls, tc.wholeSeconds, tc.independent)
+				if tc.far > 0 {
+					for i := range 6 {
+						e := tl.Events[i]
+						e.Start += int64(tc.far)
+						e.End += int64(tc.far)
+						tl.Events = append(tl.Events, e)
+					}
+					tl.Sort()
+				}
+				got := EstimateClocks(tl)
 				if len(got) != 1 {
 					t.Fatalf("got %d estimates, want 1", len(got))
 				}
@@ -86,6 +101,38 @@ func TestEstimateClocks(t *testing.T) {
 				if tc.reliable && math.Abs(c.Offset-tc.offset.Seconds()) > tc.tolerance {
 					t.Errorf("seed %d: offset %+.3f s, want %+.3f ± %.2f", seed, c.Offset, tc.offset.Seconds(), tc.tolerance)
 				}
+			}
+		})
+	}
+}
+
+// TestClocksOfLogsApart compares logs of 25 events each a month apart, or
+// overlapping only at one end: the series stays the size of their busy
+// stretches (one bin per 50 ms of the month needed 800 MB and crashed the
+// transform), and no offset is claimed where the logs share no time.
+func TestClocksOfLogsApart(t *testing.T) {
+	day := int64(24 * time.Hour)
+	tests := []struct {
+		name     string
+		other    int64 // the second log's first start, after the first's
+		reliable bool
+	}{
+		{"a month apart", 29 * day, false},
+		{"a day apart", day, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tl := &timeline.Timeline{Sources: []timeline.Source{{Path: "a.log"}, {Path: "b.log"}}}
+			for i := range int64(25) {
+				for src, base := range []int64{genEpoch, genEpoch + tc.other} {
+					tl.Events = append(tl.Events, timeline.Event{Start: base + i*int64(time.Second), Layer: timeline.LayerHTTP,
+						Outcome: timeline.OutcomeThrottled, Status: 429, Source: int32(src), Line: i + 1, RetryAfter: timeline.NoRetryAfter})
+				}
+			}
+			tl.Sort()
+			got := EstimateClocks(tl)
+			if len(got) != 1 || got[0].Reliable != tc.reliable {
+				t.Fatalf("EstimateClocks = %+v", got)
 			}
 		})
 	}

@@ -142,43 +142,92 @@ func secondQuantised(j *joins, keep func(timeline.Class) bool) bool {
 	return false
 }
 
-// autoBinWidth follows the timestamp resolution (1 s when every timestamp is
-// a whole second, else 100 ms) and widens bins so the series stays under
-// maxBins.
+// autoBinWidth follows the timestamp resolution: 1 s when every timestamp
+// is a whole second, else 100 ms.
 func autoBinWidth(times []int64) int64 {
-	bw := int64(100 * time.Millisecond)
-	whole := true
 	for _, t := range times {
 		if t%int64(time.Second) != 0 {
-			whole = false
-			break
+			return int64(100 * time.Millisecond)
 		}
 	}
-	if whole {
-		bw = int64(time.Second)
-	}
-	if len(times) > 1 {
-		if need := minBinWidth(times); need > bw {
-			bw = (need + bw - 1) / bw * bw
-		}
-	}
-	return bw
+	return int64(time.Second)
 }
 
 // minBinWidth is the narrowest bin that keeps the series within maxBins.
-// The span is taken unsigned: times centuries apart (a damaged log) overflow
-// an int64 difference.
-func minBinWidth(times []int64) int64 {
+func minBinWidth(times []int64) int64 { return minBinWidthFor(times, maxBins) }
+
+// minBinWidthFor is the narrowest bin that keeps the series within budget
+// bins. The span is taken unsigned: times centuries apart (a damaged log)
+// overflow an int64 difference.
+func minBinWidthFor(times []int64, budget int64) int64 {
 	span := uint64(times[len(times)-1]) - uint64(times[0])
-	return int64(span/maxBins + 1)
+	return int64(span/uint64(budget) + 1)
 }
 
-// binReason says why the bin width had to be coarser than asked.
-func binReason(times []int64, bw int64) string {
-	if bw == minBinWidth(times) {
-		return fmt.Sprintf("the span needs at most %d bins", maxBins)
+// binBudget bounds the bins of a series of n arrivals: a bin for every
+// 0.1 s of a span of weeks would be millions of empty bins, and hundreds of
+// megabytes, for a handful of events, and a repeat needs arrivals to show.
+// The floor is above what any recorded incident needs (they have fewer
+// bins than arrivals), so that their series are binned as they always were.
+func binBudget(n int) int64 { return min(maxBins, max(minBinBudget, binsPerArrival*int64(n))) }
+
+const (
+	minBinBudget   = 1 << 16
+	binsPerArrival = 16
+	// busyShare is the share of the arrivals that the busiest stretch
+	// within the budget must hold to be searched alone (an incident, and
+	// a few stray lines days away); with less, the whole span is searched
+	// in wider bins.
+	busyShare = 0.9
+)
+
+// busiestStretch returns the arrivals [lo, hi) of ascending times that
+// fall within span of each other and are the most such (the earliest of
+// equals).
+func busiestStretch(times []int64, span uint64) (lo, hi int) {
+	for i, k := 0, 0; k < len(times); k++ {
+		for uint64(times[k])-uint64(times[i]) > span {
+			i++
+		}
+		if k+1-i > hi-lo {
+			lo, hi = i, k+1
+		}
 	}
-	return "the attempts are stamped to the whole second"
+	return lo, hi
+}
+
+// fitSpan makes a series of times fit binBudget bins at width bw: it
+// returns the times to search, the bin width, and why either changed ("" if
+// neither did; a sentence when the times were cut, a reason when the
+// width changed). A series whose busiest stretch within the budget holds
+// nearly all arrivals is cut to it; any other is binned wider. auto rounds
+// a wider width to a multiple of bw.
+func fitSpan(times []int64, bw int64, auto bool, unit string) (kept []int64, width int64, why string) {
+	budget := binBudget(len(times))
+	need := minBinWidthFor(times, budget)
+	if need <= bw {
+		return times, bw, ""
+	}
+	if lo, hi := busiestStretch(times, uint64(budget-2)*uint64(bw)); float64(hi-lo) >= busyShare*float64(len(times)) {
+		far := max(uint64(times[lo])-uint64(times[0]), uint64(times[len(times)-1])-uint64(times[hi-1]))
+		return times[lo:hi], bw, fmt.Sprintf("waves are looked for from %s to %s, where %d of the %d %s are: the other %d lie up to %s from them, and with them the series would need more than %d bins of %s",
+			time.Unix(0, times[lo]).UTC().Format(time.RFC3339), time.Unix(0, times[hi-1]).UTC().Format(time.RFC3339),
+			hi-lo, len(times), unit, len(times)-(hi-lo), spanText(far), budget, time.Duration(bw))
+	}
+	width = need
+	if auto {
+		width = (need + bw - 1) / bw * bw
+	}
+	return times, width, fmt.Sprintf("%d %s spread over %s need no more than %d bins",
+		len(times), unit, spanText(uint64(times[len(times)-1])-uint64(times[0])), budget)
+}
+
+// spanText says how long a span of ns nanoseconds is, in days past two.
+func spanText(ns uint64) string {
+	if d := float64(ns) / float64(24*time.Hour); d >= 2 {
+		return fmt.Sprintf("%.1f days", d)
+	}
+	return time.Duration(ns).Round(time.Second).String()
 }
 
 // binned is the series as counts per bin from t0.
@@ -385,12 +434,12 @@ func outerPeriod(root, r []float64, inner int, innerThreshold float64, n, surrog
 // just long enough for those lags; the hill is then refined on the
 // attempts at the original bins, where only the few lags around it are
 // computed.
-func attemptComb(j *joins, bw int64, minLag int, periodBins float64, seed uint64) (spacing, acf, threshold float64, name string) {
+func attemptComb(j *joins, window [2]int64, bw int64, minLag int, periodBins float64, seed uint64) (spacing, acf, threshold float64, name string) {
 	hi := int(periodBins / 2)
 	if hi <= minLag {
 		return 0, 0, 0, ""
 	}
-	times, name := attemptTimes(j)
+	times, name := attemptTimes(j, window)
 	defer spill.Free(times)
 	step := max(1, min(minLag/4, hi/64))
 	if len(times) < 2 || minBinWidth(times) > bw*int64(step) {
@@ -433,12 +482,13 @@ func attemptComb(j *joins, bw int64, minLag int, periodBins float64, seed uint64
 }
 
 // attemptTimes are the start times of the batch attempts (all attempts
-// when no class is known), ascending, and the series' name.
-func attemptTimes(j *joins) ([]int64, string) {
+// when no class is known) within window (inclusive), ascending, and the
+// series' name.
+func attemptTimes(j *joins, window [2]int64) ([]int64, string) {
 	batch := hasClass(j, timeline.ClassBatch)
 	times := spill.Make[int64](0, len(j.http))
 	for _, i := range j.http {
-		if e := &j.tl.Events[i]; !batch || e.Class == timeline.ClassBatch {
+		if e := &j.tl.Events[i]; (!batch || e.Class == timeline.ClassBatch) && e.Start >= window[0] && e.Start <= window[1] {
 			times = append(times, e.Start)
 		}
 	}
@@ -663,18 +713,44 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 	if bw <= 0 {
 		bw = autoBinWidth(s.times)
 	}
-	// A bin width too fine for the span would need more than maxBins bins.
-	bw = max(bw, minBinWidth(s.times))
-	if !strings.Contains(s.name, "SDK log") && wholeSecondAttempts(j) {
+	whole := false
+	if !strings.Contains(s.name, "SDK log") && wholeSecondAttempts(j) && bw < int64(time.Second) {
 		// Starts derived from whole-second completion stamps (less the
 		// request time) keep the second's grid: finer bins would find it
 		// as a 1 or 2 s period.
-		bw = max(bw, int64(time.Second))
+		bw, whole = int64(time.Second), true
 	}
-	if opt.BinWidth > 0 && bw != int64(opt.BinWidth) {
-		j.warnf("bin width %s asked, %s used: %s", opt.BinWidth, time.Duration(bw), binReason(s.times, bw))
+	// A series of few arrivals over a long span is cut to its busy part
+	// or binned wider; times is what the search looks at from here on.
+	times, bw, why := fitSpan(s.times, bw, opt.BinWidth <= 0, strings.TrimPrefix(strings.TrimPrefix(s.name, "all "), "batch "))
+	window := [2]int64{math.MinInt64, math.MaxInt64}
+	cut := len(times) < len(s.times)
+	if cut {
+		// The attempts of the comb search may reach a little past the
+		// series, as far as the budget leaves room for.
+		// Unsigned, and saturated at the ends of time.
+		lo, hi := times[0], times[len(times)-1]
+		pad := (uint64(binBudget(len(times))-2)*uint64(bw) - (uint64(hi) - uint64(lo))) / 2
+		window = [2]int64{math.MinInt64, math.MaxInt64}
+		// The differences wrap, and read unsigned are the distances.
+		if pad < uint64(lo-math.MinInt64) {
+			window[0] = lo - int64(pad)
+		}
+		if pad < uint64(math.MaxInt64-hi) {
+			window[1] = hi + int64(pad)
+		}
 	}
-	b := binSeries(s.times, bw)
+	switch {
+	case cut:
+		j.warnf("%s", why)
+	case why != "" && opt.BinWidth > 0:
+		j.warnf("bin width %s asked, %s used: %s", opt.BinWidth, time.Duration(bw), why)
+	case why != "":
+		j.warnf("bins of %s: %s", time.Duration(bw), why)
+	case opt.BinWidth > 0 && whole:
+		j.warnf("bin width %s asked, %s used: the attempts are stamped to the whole second", opt.BinWidth, time.Duration(bw))
+	}
+	b := binSeries(times, bw)
 	w.BinWidth = seconds(bw)
 	w.Bins = len(b.counts)
 	minLag := int64(opt.MinLag)
@@ -728,7 +804,7 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 	}
 	for _, br := range bursts {
 		lo, hi := b.t0+int64(br.lo)*bw, b.t0+int64(br.hi+1)*bw
-		arrivals := between(s.times, lo, hi)
+		arrivals := between(times, lo, hi)
 		var bg float64
 		for i := br.lo; i <= br.hi; i++ {
 			bg += level[i]
@@ -781,7 +857,7 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 			if pr.intraSpacing > 0 {
 				w.IntraWaveACF, w.IntraWaveThreshold = pr.intraACF, pr.intraThreshold
 			} else if !strings.HasSuffix(s.name, "attempts") {
-				w.IntraWaveSpacing, w.IntraWaveACF, w.IntraWaveThreshold, w.IntraWaveSeries = attemptComb(j, bw, minLagBins, w.Period/seconds(bw), opt.Seed)
+				w.IntraWaveSpacing, w.IntraWaveACF, w.IntraWaveThreshold, w.IntraWaveSeries = attemptComb(j, window, bw, minLagBins, w.Period/seconds(bw), opt.Seed)
 			}
 			// The last waves of a decaying storm can be too small to stand
 			// out of the background on their own, but where the period says
@@ -795,7 +871,7 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 				// Never wider than a quarter period: a window reaching back
 				// into the wave just found would find it again.
 				half = min(half, int64(w.Period*1e9/4))
-				arrivals := between(s.times, due-half, due+half)
+				arrivals := between(times, due-half, due+half)
 				bins := int((due + half - (due - half)) / bw)
 				lambda := level[min(len(level)-1, max(0, int((due-b.t0)/bw)))] * float64(bins)
 				if len(arrivals) == 0 || float64(len(arrivals)) <= lambda+3*math.Sqrt(lambda) {
@@ -806,9 +882,9 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		}
 	}
 	if w.IntraWaveSpacing > 0 {
-		times := s.times
+		times := times
 		if w.IntraWaveSeries != "" {
-			times, _ = attemptTimes(j)
+			times, _ = attemptTimes(j, window)
 		}
 		if !combInWaves(times, w.Waves, w.IntraWaveSpacing, bw) {
 			w.IntraWaveSpacing, w.IntraWaveACF, w.IntraWaveThreshold, w.IntraWaveSeries = 0, 0, 0, ""

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stampede/stampede/timeline"
 )
 
 func TestFindWavesSynthetic(t *testing.T) {
@@ -288,5 +290,87 @@ func TestCombInWaves(t *testing.T) {
 				t.Errorf("combInWaves = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestWavesOverALongSpan adds a few attempts weeks away from an incident,
+// or spreads a handful over a month: the series must stay within its bin
+// budget (a bin per 0.1 s of a month was 200 MB for four lines), the
+// incident's waves must come out as they do alone, and a warning must say
+// what the search left out or how wide its bins are.
+func TestWavesOverALongSpan(t *testing.T) {
+	day := int64(24 * time.Hour)
+	storm := incident{sizes: geometric(400, 0.7, 8), width: 3 * time.Second, requeue: 60 * time.Second,
+		attempts: 3, retryAfter: 12 * time.Second, attemptTime: 100 * time.Millisecond, background: 0.5, wireOnly: true, seed: 2}
+	alone := Run(storm.build(), Options{Seed: 1}).Waves
+	if !alone.Periodic {
+		t.Fatalf("the storm alone is not periodic")
+	}
+	// stray copies the first n attempts of tl, shifted by days.
+	stray := func(tl *timeline.Timeline, n int, days int64) *timeline.Timeline {
+		for i := range n {
+			e := tl.Events[i]
+			e.Start += days * day
+			e.End += days * day
+			e.Line = int64(len(tl.Events) + 1)
+			tl.Events = append(tl.Events, e)
+		}
+		tl.Sort()
+		return tl
+	}
+	tests := []struct {
+		name     string
+		tl       *timeline.Timeline
+		bin      time.Duration
+		periodic bool
+		warning  string
+	}{
+		{"three attempts a month later", stray(storm.build(), 3, 29), 0, true, "waves are looked for from 2026-11-30T02:00:00Z"},
+		{"three attempts a month earlier, 100 ms asked", stray(storm.build(), 3, -29), 100 * time.Millisecond, true, "the other 3 lie up to 29.0 days from them"},
+		{"four attempts over a month", stray(stray(&timeline.Timeline{Sources: []timeline.Source{{Path: "x"}}, Events: storm.build().Events[:2]}, 2, 29), 0, 0), 0, false, "bins of 38.3s: 4 attempts spread over 29.0 days need no more than 65536 bins"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := Run(tt.tl, Options{Seed: 1, BinWidth: tt.bin})
+			w := res.Waves
+			if budget := binBudget(len(tt.tl.Events)); int64(w.Bins) > budget {
+				t.Errorf("%d bins, over the budget of %d", w.Bins, budget)
+			}
+			if w.Periodic != tt.periodic {
+				t.Fatalf("Periodic = %v, want %v", w.Periodic, tt.periodic)
+			}
+			if tt.periodic && (math.Abs(w.Period-alone.Period) > 0.01*alone.Period || len(w.Waves) != len(alone.Waves) || w.BinWidth != alone.BinWidth) {
+				t.Errorf("period %.2f s, %d waves in bins of %g s; alone %.2f s, %d waves in bins of %g s",
+					w.Period, len(w.Waves), w.BinWidth, alone.Period, len(alone.Waves), alone.BinWidth)
+			}
+			found := false
+			for _, warn := range res.Warnings {
+				found = found || strings.Contains(warn, tt.warning)
+			}
+			if !found {
+				t.Errorf("no warning with %q in %q", tt.warning, res.Warnings)
+			}
+		})
+	}
+}
+
+// TestBusiestStretch finds the stretch of most arrivals within a span,
+// the earliest of equals.
+func TestBusiestStretch(t *testing.T) {
+	tests := []struct {
+		times  []int64
+		span   uint64
+		lo, hi int
+	}{
+		{[]int64{0, 1, 2, 100, 101}, 10, 0, 3},
+		{[]int64{0, 1, 100, 101}, 10, 0, 2},
+		{[]int64{0, 50, 100, 101, 102, 103}, 10, 2, 6},
+		{[]int64{5}, 0, 0, 1},
+		{[]int64{math.MinInt64, 0, math.MaxInt64}, 1, 0, 1},
+	}
+	for _, tt := range tests {
+		if lo, hi := busiestStretch(tt.times, tt.span); lo != tt.lo || hi != tt.hi {
+			t.Errorf("busiestStretch(%v, %d) = [%d, %d), want [%d, %d)", tt.times, tt.span, lo, hi, tt.lo, tt.hi)
+		}
 	}
 }

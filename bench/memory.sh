@@ -59,8 +59,8 @@ if [ "$in_memory" = 0 ]; then
 	budget=(--max-memory "${limit_mb}MiB")
 	[ -n "$spill_dir" ] && budget+=(--spill-dir "$spill_dir")
 fi
-echo "stampede analyze $path --format json -o /dev/null ${budget[*]}" >&2
-/usr/bin/time -v -o "$report" "$dir/bin/stampede" analyze "$path" --format json -o /dev/null "${budget[@]}"
+echo "stampede analyze $path --format json ${budget[*]} > /dev/null" >&2
+/usr/bin/time -v -o "$report" "$dir/bin/stampede" analyze "$path" --format json "${budget[@]}" >/dev/null
 bytes=$(stat -c %s "$path")
 awk -v bytes="$bytes" -v lines="$lines" -v limit="$limit_mb" -v path="$path" -v report="$report" '
 	/Maximum resident set size/ { rss_kb = $NF }

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -161,5 +162,55 @@ func TestDetectUnknownListsEveryCandidate(t *testing.T) {
 	}
 	if n := strings.Count(msg, "; ") + 1; n < len(sniffers) {
 		t.Errorf("%d reasons for %d sniffers: %s", n, len(sniffers), msg)
+	}
+}
+
+// TestSmallFileBuffers checks that a small file is read with a buffer of
+// its size, and that detection still sees all of it: a file that ends
+// without a newline, and one that grew after it was measured, read the
+// same as through a reader of unknown size.
+func TestSmallFileBuffers(t *testing.T) {
+	tests := []struct {
+		name  string
+		size  int64
+		limit int
+		want  int
+	}{
+		{"unknown size", 0, readBufferBytes, readBufferBytes},
+		{"one line", 81, readBufferBytes, 4 << 10},
+		{"just under the limit", readBufferBytes - 1, readBufferBytes, readBufferBytes},
+		{"over the limit", 5 << 20, readBufferBytes, readBufferBytes},
+		{"between", 100 << 10, readBufferBytes, 100<<10 + 1},
+	}
+	for _, tt := range tests {
+		if got := bufferFor(tt.size, tt.limit); got != tt.want {
+			t.Errorf("%s: bufferFor(%d, %d) = %d, want %d", tt.name, tt.size, tt.limit, got, tt.want)
+		}
+	}
+	line := `10.0.0.1 - - [01/Nov/2026:00:00:00 +0000] "GET /a HTTP/1.1" 429 0 "-" "curl/8.0"`
+	for _, tc := range []struct {
+		name string
+		text string
+		// grow is appended after the size is taken.
+		grow string
+	}{
+		{"one line", line + "\n", ""},
+		{"no final newline", line + "\n" + line, ""},
+		{"grew after stat", line + "\n", strings.Repeat(line+"\n", 200)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// A reader with no Len is one of unknown size.
+			want, err := Read(struct{ io.Reader }{strings.NewReader(tc.text + tc.grow)}, "x.log", Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := read(strings.NewReader(tc.text+tc.grow), "x.log", Options{}, int64(len(tc.text)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, w := got.Sources[0], want.Sources[0]; g.Format != w.Format || g.Lines != w.Lines || g.Parsed != w.Parsed || len(got.Events) != len(want.Events) {
+				t.Errorf("read with the size: %+v, %d events; without: %+v, %d events", g, len(got.Events), w, len(want.Events))
+			}
+		})
 	}
 }

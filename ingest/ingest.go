@@ -159,7 +159,7 @@ func readParts(r io.Reader, name string, opt Options, sizeHint int64, workers in
 		defer pr.flush()
 		r = pr
 	}
-	raw := bufio.NewReaderSize(r, 64<<10)
+	raw := bufio.NewReaderSize(r, bufferFor(sizeHint, 64<<10))
 	var src io.Reader = raw
 	var streamSize int64
 	compressed := false
@@ -187,8 +187,12 @@ func readParts(r io.Reader, name string, opt Options, sizeHint int64, workers in
 		src, compressed = zr, true
 		sizeHint = 0
 	}
-	br := bufio.NewReaderSize(src, readBufferBytes)
-	prefix, err := br.Peek(readBufferBytes)
+	window := readBufferBytes
+	if !compressed {
+		window = bufferFor(sizeHint, readBufferBytes)
+	}
+	br := bufio.NewReaderSize(src, window)
+	prefix, err := br.Peek(br.Size())
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull && !compressed {
 		return one(nil, fmt.Errorf("%s: %w", name, err))
 	}
@@ -224,7 +228,15 @@ func readParts(r io.Reader, name string, opt Options, sizeHint int64, workers in
 		t.Sources[0].Warnings = notesOf(p)
 	}
 	if sizeHint > 0 {
-		t.Events = spill.Make[timeline.Event](0, int(eventsFor(sizeHint, prefix)))
+		n := eventsFor(sizeHint, prefix)
+		if whole {
+			// All of it is in the buffer: its lines are counted rather
+			// than guessed with a margin, which for a directory of
+			// thousands of one-line files was most of their memory until
+			// the merge (a line holding several attempts grows the slice).
+			n = int64(bytes.Count(prefix, []byte{'\n'})) + 1
+		}
+		t.Events = spill.Make[timeline.Event](0, int(n))
 		adviseHugePages(t.Events[:cap(t.Events)])
 	}
 	s := &t.Sources[0]
@@ -236,6 +248,18 @@ func readParts(r io.Reader, name string, opt Options, sizeHint int64, workers in
 		return one(nil, err)
 	}
 	return one(t, nil)
+}
+
+// bufferFor sizes a read buffer of at most limit bytes for an input of
+// size bytes (0: unknown). One byte more than the file lets a peek see its
+// end, so detection knows it sampled the whole file; and a directory of
+// thousands of small rotated logs then does not allocate and clear a MiB
+// for each.
+func bufferFor(size int64, limit int) int {
+	if size <= 0 || size >= int64(limit) {
+		return limit
+	}
+	return max(int(size)+1, 4<<10)
 }
 
 // gzipSize reads the uncompressed size from the trailer of a gzip file of
@@ -278,10 +302,7 @@ func parseLines(lr *lineReader, t *timeline.Timeline, p lineParser, compressed b
 	bindAmender(p, t)
 	mp, _ := p.(multiParser)
 	// emit hands a multiParser the next event slot, stamped with the line.
-	emit := func() *timeline.Event {
-		t.Events = append(t.Events, timeline.Event{Line: s.Lines})
-		return &t.Events[len(t.Events)-1]
-	}
+	emit := func() *timeline.Event { return appendEvent(t, s.Lines) }
 	for {
 		line, tooLong, err := lr.next()
 		if err != nil {
@@ -333,8 +354,7 @@ func parseLines(lr *lineReader, t *timeline.Timeline, p lineParser, compressed b
 			s.Parsed++
 			continue
 		}
-		t.Events = append(t.Events, timeline.Event{Line: s.Lines})
-		e := &t.Events[len(t.Events)-1]
+		e := appendEvent(t, s.Lines)
 		if reason := p.parse(line, e); reason != "" {
 			t.Events = t.Events[:len(t.Events)-1]
 			s.AddSkip(s.Lines, reason)
@@ -344,6 +364,31 @@ func parseLines(lr *lineReader, t *timeline.Timeline, p lineParser, compressed b
 	}
 	s.Events = int64(len(t.Events))
 	return nil
+}
+
+// appendEvent appends an event stamped with line to t.Events and returns
+// it. The slice grows by doubling into spill.Make rather than by append,
+// whose new arrays are always on the heap: the events of an input whose
+// size was not known beforehand (standard input, a stream without a size,
+// a file that grew) then reach the spill file as a sized input's do.
+func appendEvent(t *timeline.Timeline, line int64) *timeline.Event {
+	n := len(t.Events)
+	if n == cap(t.Events) {
+		t.Events = growEvents(t.Events)
+	}
+	t.Events = t.Events[:n+1]
+	e := &t.Events[n]
+	*e = timeline.Event{Line: line}
+	return e
+}
+
+func growEvents(old []timeline.Event) []timeline.Event {
+	grown := spill.Make[timeline.Event](len(old), max(2*cap(old), 256))
+	copy(grown, old)
+	// Only a slice spill.Make made for this one is handed back; a window
+	// of a larger slice stays where it is.
+	spill.Free(old)
+	return grown
 }
 
 // readDocument reads a format that is one document, whole, up to
@@ -357,10 +402,7 @@ func readDocument(r io.Reader, name string, dp documentParser, t *timeline.Timel
 		return nil, fmt.Errorf("%s: a %s file is read whole, and this one is over %d MiB", name, dp.format(), maxDocumentBytes>>20)
 	}
 	s := &t.Sources[0]
-	emit := func(line int64) *timeline.Event {
-		t.Events = append(t.Events, timeline.Event{Line: line})
-		return &t.Events[len(t.Events)-1]
-	}
+	emit := func(line int64) *timeline.Event { return appendEvent(t, line) }
 	if err := dp.parseDocument(doc, s, emit); err != nil {
 		return nil, fmt.Errorf("%s:%w", name, err)
 	}
@@ -832,7 +874,7 @@ func (lr *lineReader) readAhead() (sample []sampledLine, whole bool) {
 		if lr.err != nil {
 			break
 		}
-		if prefix, perr := lr.r.Peek(readBufferBytes); len(sampleOf(prefix, perr != nil && perr != bufio.ErrBufferFull)) > 0 {
+		if prefix, perr := lr.r.Peek(lr.r.Size()); len(sampleOf(prefix, perr != nil && perr != bufio.ErrBufferFull)) > 0 {
 			break
 		}
 	}
@@ -845,7 +887,7 @@ func (lr *lineReader) readAhead() (sample []sampledLine, whole bool) {
 	if lr.err != nil {
 		return ahead, true
 	}
-	prefix, err := lr.r.Peek(readBufferBytes)
+	prefix, err := lr.r.Peek(lr.r.Size())
 	whole = err != nil && err != bufio.ErrBufferFull
 	for _, sl := range sampleOf(prefix, whole) {
 		sl.n += int64(len(lr.pending))
@@ -934,7 +976,10 @@ type interner struct {
 // otherwise hold every task id twice, here and in the shared table.
 const maxInterned = 1 << 16
 
-func newInterner() *interner { return &interner{m: make(map[string]timeline.Sym, 1024)} }
+// newInterner starts with an empty table that grows with the log: format
+// detection opens one per candidate format on every file, and a directory
+// of thousands of small logs would otherwise clear tables it never fills.
+func newInterner() *interner { return &interner{m: map[string]timeline.Sym{}} }
 
 // newLabelInterner is an interner whose labels labels bounds.
 func newLabelInterner(labels *timeline.Labels) *interner {

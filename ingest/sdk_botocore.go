@@ -135,7 +135,7 @@ type botoCall struct {
 
 func newBotocoreParser(strs *interner) *botocoreParser {
 	return &botocoreParser{strs: strs, pre: newLogPrefix(), outcomes: outcomeCache{},
-		calls: make(map[string]*botoCall, 256), clients: map[botoClientKey]timeline.Sym{}}
+		calls: map[string]*botoCall{}, clients: map[botoClientKey]timeline.Sym{}}
 }
 
 func (p *botocoreParser) format() string { return "botocore" }

@@ -59,7 +59,7 @@ const maxPendingDetails = 1 << 14
 
 func newOpenAINodeParser(strs *interner) *openaiNodeParser {
 	return &openaiNodeParser{strs: strs, pre: newLogPrefix(), outcomes: outcomeCache{},
-		chains: make(map[string]int32, 1024), outcomeLine: make(map[string]int64, 1024)}
+		chains: map[string]int32{}, outcomeLine: map[string]int64{}}
 }
 
 func (p *openaiNodeParser) format() string { return "openai-node" }

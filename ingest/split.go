@@ -302,7 +302,10 @@ func parseBlocks(r *bufio.Reader, path string, p splitter, prefix []byte, compre
 				}
 				t := &timeline.Timeline{Sources: []timeline.Source{{Path: path}}}
 				if t.Events = b.window; t.Events == nil {
-					t.Events = make([]timeline.Event, 0, eventsFor(int64(len(b.data)), prefix))
+					// In the spill, when it is on: a stream of unknown size
+					// would otherwise hold all its events on the heap until
+					// the merge.
+					t.Events = spill.Make[timeline.Event](0, int(eventsFor(int64(len(b.data)), prefix)))
 				}
 				lr := &lineReader{r: bufio.NewReaderSize(in, readBufferBytes), midFile: b.i > 0}
 				err := parseLines(lr, t, parser, compressed, path)

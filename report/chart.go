@@ -133,7 +133,8 @@ type ClassRate struct {
 	Points []RatePoint
 }
 
-// RatePoint is one second of attempts, split by outcome.
+// RatePoint is one second of attempts, split by outcome, or, in a window
+// longer than maxRatePoints seconds, the mean second of several.
 type RatePoint struct {
 	// Offset is seconds after the incident start.
 	Offset                 float64
@@ -464,7 +465,7 @@ func ThrottleLoadChart(r *analyze.Result, points []LoadPoint) (*Chart, error) {
 	if len(points) == 0 {
 		return nil, fmt.Errorf("throttle chart: no per-second counts")
 	}
-	points, k := meanWindows(points, maxChartPoints)
+	points, _ = meanWindows(points, maxChartPoints)
 	p := newPlot("Interactive throttling beside batch load", startLabel(r), "interactive attempts throttled (%)")
 	peak, peakShare := 0.0, 0.0
 	for _, pt := range points {
@@ -523,10 +524,12 @@ func ThrottleLoadChart(r *analyze.Result, points []LoadPoint) (*Chart, error) {
 		}
 		series = append(series, "wave start")
 	}
-	caption := fmt.Sprintf("Share of interactive attempts throttled beside the batch attempt rate (%d s windows), waves marked", loadWindow)
-	if k > 1 {
-		caption = fmt.Sprintf("Share of interactive attempts throttled beside the batch attempt rate (%d s windows, averaged over runs of %d), waves marked", loadWindow, k)
+	window := float64(loadWindow)
+	if len(points) > 1 {
+		// A long incident's points are several seconds each.
+		window = max(window, points[1].Offset-points[0].Offset)
 	}
+	caption := fmt.Sprintf("Share of interactive attempts throttled beside the batch attempt rate (%s s windows), waves marked", trimFloat(window))
 	return &Chart{Name: "throttle-load", Title: caption, Series: series, plot: p}, nil
 }
 

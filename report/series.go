@@ -40,26 +40,37 @@ func RateSeriesByClass(tl *timeline.Timeline, r *analyze.Result) []ClassRate {
 	return out
 }
 
+// maxRatePoints bounds a rate series: an hour at a point a second. A longer
+// window takes a point per several seconds, each the mean rate over them,
+// so that a chart, and the report holding it, stays the size of a chart
+// however long the window: a few lines a month apart made a point for
+// every second of the month, 70 MB of HTML.
+const maxRatePoints = 3600
+
 func rateSeries(tl *timeline.Timeline, r *analyze.Result, keep func(timeline.Class) bool) []RatePoint {
 	if tl == nil || r.Window.Start.IsZero() {
 		return nil
 	}
 	start := r.Window.Start.UnixNano()
-	n := int(math.Ceil(r.Window.Duration)) + 1
-	if n <= 0 {
+	secs := math.Ceil(r.Window.Duration) + 1
+	if !(secs >= 1) {
 		return nil
 	}
+	step := pointStep(secs)
+	n := int(math.Ceil(secs / step))
 	points := make([]RatePoint, n)
 	for i := range points {
-		points[i].Offset = float64(i)
+		points[i].Offset = float64(i) * step
 	}
+	width := uint64(step * 1e9)
 	for i := range tl.Events {
 		e := &tl.Events[i]
-		if e.Layer != timeline.LayerHTTP || !keep(e.Class) {
+		if e.Layer != timeline.LayerHTTP || !keep(e.Class) || e.Start < start {
 			continue
 		}
-		s := int((e.Start - start) / 1e9)
-		if s < 0 || s >= n {
+		// Unsigned: a window of centuries overflows a signed difference.
+		s := (uint64(e.Start) - uint64(start)) / width
+		if s >= uint64(n) {
 			continue
 		}
 		switch {
@@ -71,7 +82,35 @@ func rateSeries(tl *timeline.Timeline, r *analyze.Result, keep func(timeline.Cla
 			points[s].Errored++
 		}
 	}
+	if step > 1 {
+		for i := range points {
+			points[i].OK /= step
+			points[i].Throttled /= step
+			points[i].Errored /= step
+		}
+	}
 	return points
+}
+
+// pointStep is the seconds a point of a rate series over secs seconds
+// covers: 1, or the first round step (a minute, a quarter of an hour, an
+// hour, whole hours) that keeps the series within maxRatePoints.
+func pointStep(secs float64) float64 {
+	need := math.Ceil(secs / maxRatePoints)
+	for _, s := range []float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600} {
+		if s >= need {
+			return s
+		}
+	}
+	return math.Ceil(need/3600) * 3600
+}
+
+// pointSeconds is the seconds each point of a rate series covers.
+func pointSeconds(pts []RatePoint) float64 {
+	if len(pts) < 2 {
+		return 1
+	}
+	return pts[1].Offset - pts[0].Offset
 }
 
 // loadWindow is the seconds each point of the throttle-and-load chart
@@ -87,13 +126,15 @@ type LoadPoint struct {
 	// BatchRate is batch attempts per second, averaged over the window.
 	BatchRate float64
 	// InteractiveAttempts and InteractiveThrottled count the window's
-	// interactive attempts of known outcome, and those throttled.
+	// interactive attempts of known outcome, and those throttled (per
+	// second of each point, when a point is several seconds).
 	InteractiveAttempts, InteractiveThrottled float64
 }
 
-// ThrottleLoadSeries sums the per-second class series over a centred
-// window of the given seconds, one point per second. It is nil without
-// interactive traffic, whose throttling is what the chart shows.
+// ThrottleLoadSeries sums the class series over a centred window of the
+// given seconds, one point per point of the series (a second, or more for
+// a long window; the window is then at least one point). It is nil
+// without interactive traffic, whose throttling is what the chart shows.
 func ThrottleLoadSeries(byClass []ClassRate, window int) []LoadPoint {
 	var batch, interactive []RatePoint
 	for _, c := range byClass {
@@ -108,7 +149,9 @@ func ThrottleLoadSeries(byClass []ClassRate, window int) []LoadPoint {
 	if len(interactive) == 0 || n == 0 {
 		return nil
 	}
-	window = max(1, window)
+	// Both series share their window, and so their step.
+	step := max(pointSeconds(batch), pointSeconds(interactive))
+	window = max(1, int(math.Round(float64(window)/step)))
 	total := func(pts []RatePoint, i int) float64 {
 		if i >= len(pts) {
 			return 0
@@ -124,7 +167,7 @@ func ThrottleLoadSeries(byClass []ClassRate, window int) []LoadPoint {
 	out := make([]LoadPoint, n)
 	for i := range out {
 		lo, hi := max(0, i-window/2), min(n, i-window/2+window)
-		pt := LoadPoint{Offset: float64(i)}
+		pt := LoadPoint{Offset: float64(i) * step}
 		for k := lo; k < hi; k++ {
 			pt.BatchRate += total(batch, k)
 			pt.InteractiveAttempts += total(interactive, k)

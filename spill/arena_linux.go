@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -38,6 +40,15 @@ type arena struct {
 	budget   int64
 	minBytes int64
 
+	// heapAbove and onFirst are Options.HeapAbove and OnFirst. opening
+	// makes the file once; opened says it was made, and ready is closed
+	// then, which starts the watchdog.
+	heapAbove int64
+	onFirst   func(error)
+	opening   sync.Once
+	opened    atomic.Bool
+	ready     chan struct{}
+
 	mu      sync.Mutex
 	file    *os.File
 	size    int64
@@ -55,32 +66,23 @@ type arena struct {
 // resident set whenever the process's resident set passes opt.Budget. The
 // file is unlinked at once; stop turns the spill off and closes it. Slices
 // already made stay valid until the process exits. One spill runs at a
-// time.
+// time. With opt.HeapAbove, the file is made, and its errors reported to
+// opt.OnFirst, only once the heap grows past it.
 func Start(opt Options) (stop func(), err error) {
 	dir := opt.Dir
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	var fs syscall.Statfs_t
-	if err := syscall.Statfs(dir, &fs); err == nil && (uint32(fs.Type) == tmpfsMagic || uint32(fs.Type) == ramfsMagic) {
-		// Its pages are memory that no disk can take back: the resident set
-		// would drop while the machine's memory did not.
-		return nil, fmt.Errorf("spill: %s is a file system in memory (tmpfs); give a directory on a disk", dir)
+	a := &arena{dir: dir, budget: opt.Budget, minBytes: cmp.Or(opt.MinBytes, DefaultMinBytes),
+		heapAbove: opt.HeapAbove, onFirst: opt.OnFirst,
+		ready: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+	if opt.HeapAbove <= 0 {
+		if err := a.openOnce(); err != nil {
+			return nil, err
+		}
 	}
-	f, err := os.CreateTemp(dir, "stampede-spill-*")
-	if err != nil {
-		return nil, fmt.Errorf("spill: %w", err)
-	}
-	// Unlinked while open: the space comes back when the process ends,
-	// however it ends.
-	if err := os.Remove(f.Name()); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("spill: %w", err)
-	}
-	a := &arena{dir: dir, budget: opt.Budget, minBytes: cmp.Or(opt.MinBytes, DefaultMinBytes), file: f,
-		stop: make(chan struct{}), done: make(chan struct{})}
 	if !active.CompareAndSwap(nil, a) {
-		f.Close()
+		a.closeFile()
 		return nil, fmt.Errorf("spill: already started")
 	}
 	go a.watch()
@@ -90,12 +92,84 @@ func Start(opt Options) (stop func(), err error) {
 			active.CompareAndSwap(a, nil)
 			close(a.stop)
 			<-a.done
-			a.mu.Lock()
-			defer a.mu.Unlock()
 			// The mappings outlive the descriptor.
-			a.file.Close()
+			a.closeFile()
 		})
 	}, nil
+}
+
+// openOnce makes the spill file, the first time it is called; only that
+// call returns its error.
+func (a *arena) openOnce() (err error) {
+	a.opening.Do(func() {
+		err = a.open()
+		if err == nil {
+			a.opened.Store(true)
+			close(a.ready)
+		}
+		if a.heapAbove > 0 && a.onFirst != nil {
+			a.onFirst(err)
+		}
+	})
+	return err
+}
+
+func (a *arena) open() error {
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(a.dir, &fs); err == nil && (uint32(fs.Type) == tmpfsMagic || uint32(fs.Type) == ramfsMagic) {
+		// Its pages are memory that no disk can take back: the resident set
+		// would drop while the machine's memory did not.
+		return fmt.Errorf("spill: %s is a file system in memory (tmpfs); give a directory on a disk", a.dir)
+	}
+	f, err := os.CreateTemp(a.dir, "stampede-spill-*")
+	if err != nil {
+		return fmt.Errorf("spill: %w", err)
+	}
+	// Unlinked while open: the space comes back when the process ends,
+	// however it ends.
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return fmt.Errorf("spill: %w", err)
+	}
+	a.mu.Lock()
+	a.file = f
+	a.mu.Unlock()
+	return nil
+}
+
+func (a *arena) closeFile() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.file != nil {
+		a.file.Close()
+	}
+}
+
+// take reports whether a slice of size bytes goes to the file: always,
+// once the file is made, and in standby once the heap would pass
+// heapAbove with it.
+func (a *arena) take(size int64) bool {
+	if a.opened.Load() {
+		return true
+	}
+	if a.heapAbove <= 0 || liveHeap()+size < a.heapAbove {
+		return false
+	}
+	a.openOnce()
+	return a.opened.Load()
+}
+
+// inUse reports that the file is made: a spill in standby is not in use.
+func (a *arena) inUse() bool { return a.opened.Load() }
+
+// liveHeap is the heap's objects, live or not yet swept.
+func liveHeap() int64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(sample[0].Value.Uint64())
 }
 
 func (a *arena) alloc(size int64) ([]byte, bool) {
@@ -153,6 +227,11 @@ func (a *arena) stats() Stats {
 // while other goroutines read and write the slices.
 func (a *arena) watch() {
 	defer close(a.done)
+	select {
+	case <-a.ready:
+	case <-a.stop:
+		return
+	}
 	if a.budget <= 0 {
 		<-a.stop
 		return

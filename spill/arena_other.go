@@ -11,6 +11,8 @@ type arena struct{ minBytes int64 }
 func (a *arena) alloc(int64) ([]byte, bool) { return nil, false }
 func (a *arena) free(uintptr, int64) bool   { return false }
 func (a *arena) stats() Stats               { return Stats{} }
+func (a *arena) take(int64) bool            { return false }
+func (a *arena) inUse() bool                { return false }
 
 // Start reports that the spill needs Linux.
 func Start(opt Options) (stop func(), err error) {

@@ -39,6 +39,15 @@ type Options struct {
 	// MinBytes is the smallest slice placed in the file; 0 is
 	// DefaultMinBytes.
 	MinBytes int64
+	// HeapAbove, when not 0, holds the spill in standby while the Go
+	// heap stays under it: Make allocates on the heap as if the spill were
+	// off, and the file is made only for the first slice that would take
+	// the heap past HeapAbove. For a run that cannot know its input's size
+	// beforehand: a small input never touches the disk.
+	HeapAbove int64
+	// OnFirst, when set, is called once, as standby ends: err is nil when
+	// the file was made, else why not (the slices then stay on the heap).
+	OnFirst func(err error)
 }
 
 // active is the spill in use, or nil.
@@ -60,10 +69,10 @@ type Stats struct {
 }
 
 // Current reports the active spill's figures; ok is false when no spill
-// is on.
+// is on, or it is in standby (see Options.HeapAbove).
 func Current() (Stats, bool) {
 	a := active.Load()
-	if a == nil {
+	if a == nil || !a.inUse() {
 		return Stats{}, false
 	}
 	return a.stats(), true
@@ -79,7 +88,7 @@ func Make[T any](n, c int) []T {
 	var zero T
 	size := int64(c) * int64(unsafe.Sizeof(zero))
 	a := active.Load()
-	if a == nil || size < a.minBytes {
+	if a == nil || size < a.minBytes || !a.take(size) {
 		return make([]T, n, c)
 	}
 	mustBePointerFree(reflect.TypeFor[T]())

@@ -230,3 +230,48 @@ func TestStartRefusesMemoryFileSystems(t *testing.T) {
 		t.Fatalf("error %q does not say why", err)
 	}
 }
+
+// TestStandby holds the spill back until the heap would pass HeapAbove:
+// before, slices are the heap's and no file exists; the slice that passes
+// it is the first in the file, and OnFirst hears of it once, with the
+// error when the file cannot be made.
+func TestStandby(t *testing.T) {
+	tests := []struct {
+		name      string
+		heapAbove int64
+		dir       func(t *testing.T) string
+		inFile    bool
+		wantErr   string // from OnFirst; "" for none
+		called    bool
+	}{
+		{"a heap under the mark", 1 << 50, func(t *testing.T) string { return t.TempDir() }, false, "", false},
+		{"a heap past it", 1, func(t *testing.T) string { return t.TempDir() }, true, "", true},
+		{"a file that cannot be made", 1, func(t *testing.T) string { return t.TempDir() + "/missing" }, false, "no such file", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var calls []error
+			stop, err := Start(Options{Dir: tt.dir(t), MinBytes: 1, HeapAbove: tt.heapAbove, OnFirst: func(err error) { calls = append(calls, err) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stop()
+			a := active.Load()
+			for range 3 {
+				s := Make[int64](10, 1000)
+				if inSpill(a, s) != tt.inFile {
+					t.Fatalf("in the file: %v, want %v", inSpill(a, s), tt.inFile)
+				}
+			}
+			if _, on := Current(); on != tt.inFile {
+				t.Errorf("Current says on: %v, want %v", on, tt.inFile)
+			}
+			if len(calls) != map[bool]int{false: 0, true: 1}[tt.called] {
+				t.Fatalf("OnFirst called %d times", len(calls))
+			}
+			if tt.called && (tt.wantErr == "") != (calls[0] == nil) || tt.wantErr != "" && !strings.Contains(calls[0].Error(), tt.wantErr) {
+				t.Fatalf("OnFirst(%v), want an error with %q", calls[0], tt.wantErr)
+			}
+		})
+	}
+}

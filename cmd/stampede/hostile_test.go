@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -19,7 +20,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/gzip"
+
 	"github.com/stampede/stampede/analyze"
+	"github.com/stampede/stampede/internal/memlimit"
+	"github.com/stampede/stampede/spill"
 )
 
 const hostileDir = "../../testdata/hostile"
@@ -588,7 +593,7 @@ func TestMaxMemorySpills(t *testing.T) {
 }
 
 // TestEstimatedFootprint covers what decides an automatic spill: the
-// inputs' sizes, compressed files counted at their usual ratio.
+// inputs' sizes once decompressed, and whether they can be known.
 func TestEstimatedFootprint(t *testing.T) {
 	dir := t.TempDir()
 	sized := func(name string, size int64) string {
@@ -603,23 +608,43 @@ func TestEstimatedFootprint(t *testing.T) {
 		}
 		return p
 	}
+	// Zeros: no newline, so one line of 1000 bytes.
 	plain := sized("access.log", 1000)
-	gz := sized("access.log.1.gz", 100)
+	plainBytes := int64(footprintPerLine + 1000*footprintPerByte)
+	// A log that compresses a hundred times, which a fixed ratio of ten
+	// would take for a tenth of its size.
+	text := bytes.Repeat([]byte(`10.0.0.1 - - [01/Nov/2026:00:00:00 +0000] "GET /a HTTP/1.1" 429 0 "-" "curl/8.0"`+"\n"), 2000)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(text)
+	zw.Close()
+	gzPath := filepath.Join(dir, "access.log.1.gz")
+	if err := os.WriteFile(gzPath, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifoDir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(fifoDir, "live.log"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	textBytes := int64(2000*footprintPerLine + float64(len(text))*footprintPerByte)
 	tests := []struct {
 		name   string
 		inputs []string
 		want   int64
+		known  bool
 	}{
-		{"plain file", []string{plain}, 1200},
-		{"gzip counts ten times its size", []string{gz}, 1200},
-		{"directory adds up its logs", []string{dir}, 2400},
-		{"missing input", []string{filepath.Join(dir, "missing.log")}, 0},
-		{"standard input", []string{"-"}, 0},
+		{"plain file", []string{plain}, plainBytes, true},
+		{"gzip counts its uncompressed size", []string{gzPath}, textBytes, true},
+		{"directory adds up its logs", []string{dir}, plainBytes + textBytes, true},
+		{"missing input", []string{filepath.Join(dir, "missing.log")}, 0, true},
+		{"standard input", []string{"-"}, 0, false},
+		{"standard input beside a file", []string{"-", plain}, plainBytes, false},
+		{"a FIFO in a directory", []string{fifoDir}, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := estimatedFootprint(tt.inputs); got != tt.want {
-				t.Fatalf("estimatedFootprint = %d, want %d", got, tt.want)
+			if got, known := estimatedFootprint(tt.inputs); got != tt.want || known != tt.known {
+				t.Fatalf("estimatedFootprint = %d, %v; want %d, %v", got, known, tt.want, tt.known)
 			}
 		})
 	}
@@ -800,4 +825,131 @@ func TestHostileCardinality(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAutoSpillHonoursLimits runs the spill decision of a run without
+// --max-memory against fake hosts: the room is the smallest of a cgroup's
+// limit less its usage, MemAvailable and GOMEMLIMIT, and an input larger
+// than half of it spills, with a message naming the limit.
+func TestAutoSpillHonoursLimits(t *testing.T) {
+	input := filepath.Join(t.TempDir(), "access.log")
+	f, err := os.Create(input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(100 << 20) // one line of 100 MiB: over 50 MB to hold
+	f.Close()
+	const meminfo = "MemAvailable:    8388608 kB\n"
+	tests := []struct {
+		name    string
+		files   map[string]string
+		goLimit int64
+		inputs  []string
+		spills  bool
+		wantMsg string
+	}{
+		{"room enough", map[string]string{"proc/meminfo": meminfo}, 0, []string{input}, false, ""},
+		{"cgroup v2 limit", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/\n", "sys/fs/cgroup/memory.max": "67108864", "sys/fs/cgroup/memory.current": "0"},
+			0, []string{input}, true, "/sys/fs/cgroup/memory.max less its usage"},
+		{"cgroup v2 limit, mostly used", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/\n", "sys/fs/cgroup/memory.max": "1073741824", "sys/fs/cgroup/memory.current": "1006632960"},
+			0, []string{input}, true, "of the 67 MB of memory available"},
+		{"cgroup v1 limit", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "4:memory:/job\n", "sys/fs/cgroup/memory/job/memory.limit_in_bytes": "67108864", "sys/fs/cgroup/memory/job/memory.usage_in_bytes": "0"},
+			0, []string{input}, true, "/sys/fs/cgroup/memory/job/memory.limit_in_bytes less its usage"},
+		{"a cgroup limit above the input", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/\n", "sys/fs/cgroup/memory.max": "4294967296", "sys/fs/cgroup/memory.current": "0"},
+			0, []string{input}, false, ""},
+		{"MemAvailable", map[string]string{"proc/meminfo": "MemAvailable:  65536 kB\n"}, 0, []string{input}, true, "MemAvailable in /proc/meminfo"},
+		{"GOMEMLIMIT", map[string]string{"proc/meminfo": meminfo}, 64 << 20, []string{input}, true, "GOMEMLIMIT"},
+		{"standard input waits for the heap to grow", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/\n", "sys/fs/cgroup/memory.max": "201326592"},
+			0, []string{"-"}, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			for name, text := range tt.files {
+				p := filepath.Join(root, name)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			l := limitFlags{spillDir: t.TempDir(), host: func() memlimit.Host { return memlimit.Host{Root: root, GoLimit: tt.goLimit} }}
+			var stderr bytes.Buffer
+			stop, err := l.startSpill(0, tt.inputs, &stderr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, spilling := spill.Current()
+			stop()
+			if spilling != tt.spills || !strings.Contains(stderr.String(), tt.wantMsg) || !tt.spills && stderr.Len() > 0 {
+				t.Fatalf("spilling %v, stderr %q; want spilling %v and a message with %q", spilling, stderr.String(), tt.spills, tt.wantMsg)
+			}
+		})
+	}
+}
+
+// TestRefuseBudget refuses, before any reading, a --max-memory under the
+// heap the inputs' accounting needs whatever spills: the same inputs and
+// budget are then refused every time instead of passing or failing with
+// the collector's timing.
+func TestRefuseBudget(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 3000 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("access-%04d.log", i)), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name    string
+		limit   string
+		inputs  []string
+		wantErr string // "" for no refusal
+	}{
+		{"3,000 files under their heap", "8MiB", []string{dir}, "stopped before reading: 3000 input files keep about 8.8 MB on the heap, over --max-memory 8MiB: that part cannot spill; give at least 9MiB"},
+		{"3,000 files within it", "9MiB", []string{dir}, ""},
+		{"standard input", "1B", []string{"-"}, "over --max-memory 1B"},
+		{"inputs that do not exist are left to the reading", "1B", []string{filepath.Join(dir, "missing.log")}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			limit, err := parseSize(tt.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = refuseBudget(limit, tt.limit, tt.inputs)
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("refuseBudget = %v, want %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestLiveHeapOver judges the live heap only: garbage over the limit is
+// collected and passes, a live slice over it does not.
+func TestLiveHeapOver(t *testing.T) {
+	const limit = 256 << 20
+	var keep []byte
+	for _, tt := range []struct {
+		name string
+		live bool
+	}{
+		{"garbage over the limit", false},
+		{"a live slice over it", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := make([]byte, limit+(64<<20))
+			for i := 0; i < len(b); i += 4096 {
+				b[i] = 1
+			}
+			if tt.live {
+				keep = b
+			}
+			b = nil
+			if _, over, ok := liveHeapOver(limit); !ok || over != tt.live {
+				t.Fatalf("over = %v, ok %v; want %v", over, ok, tt.live)
+			}
+		})
+	}
+	runtime.KeepAlive(keep)
 }

@@ -7,9 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime/debug"
-	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -17,8 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stampede/stampede"
 	"github.com/stampede/stampede/analyze"
+	"github.com/stampede/stampede/internal/memlimit"
 	"github.com/stampede/stampede/internal/safefile"
 	"github.com/stampede/stampede/spill"
 	"github.com/stampede/stampede/timeline"
@@ -33,10 +31,13 @@ type limitFlags struct {
 	// stopSpill ends the spill run started; the command calls close once
 	// its output is written, which reads the spilled events too.
 	stopSpill func()
+	// host is where the memory available is read; nil is the running
+	// process's. Tests give a fake one.
+	host func() memlimit.Host
 }
 
 func (l *limitFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&l.maxMemory, "max-memory", "", "hold the resident set near this size, e.g. 512MiB or 4GiB, by spilling the events to a temporary file; stop with an error (exit 2) if the heap alone grows past it (default: no limit; a spill starts anyway when the inputs look larger than half the available memory)")
+	cmd.Flags().StringVar(&l.maxMemory, "max-memory", "", "hold the resident set near this size, e.g. 512MiB or 4GiB, by spilling the events to a temporary file; stop with an error (exit 2) if the heap alone grows past it (default: no limit; a spill starts anyway when the inputs look larger than half the memory available: the least of MemAvailable, the cgroup's limit less its usage, and GOMEMLIMIT)")
 	cmd.Flags().StringVar(&l.spillDir, "spill-dir", "", "directory for the spill file (default: $TMPDIR or /tmp); it needs free space of about 1.5 times the uncompressed input")
 	cmd.Flags().DurationVar(&l.timeout, "timeout", 0, "stop with an error (exit 2) when the run takes longer, e.g. 90s or 10m (default: no limit)")
 }
@@ -137,27 +138,19 @@ func (l *limitFlags) run(cmd *cobra.Command, inputs []string, work, write func(c
 const spillShare = 0.6
 
 // startSpill turns the spill on when the run has a memory budget, or when
-// its inputs look larger than half the memory the machine has available, so
-// that a log larger than memory is analysed rather than killed.
+// its inputs look larger than half the memory the run has available (see
+// autoSpill), so that a log larger than memory is analysed rather than
+// killed.
 func (l *limitFlags) startSpill(limit int64, inputs []string, stderr io.Writer) (stop func(), err error) {
-	budget := int64(float64(limit) * spillShare)
 	if limit == 0 {
-		available, ok := availableMemory()
-		if !ok || estimatedFootprint(inputs) <= available/2 {
-			return func() {}, nil
-		}
-		budget = int64(float64(available/2) * spillShare)
-		fmt.Fprintf(stderr, "stampede: the inputs may need more than half of the %s of memory available; spilling events to a file in %s to stay under %s (set --max-memory to choose)\n",
-			formatBytes(available), spillDirName(l.spillDir), formatBytes(available/2))
+		return l.autoSpill(inputs, stderr), nil
 	}
-	stop, err = spill.Start(spill.Options{Dir: l.spillDir, Budget: budget})
+	if err := refuseBudget(limit, l.maxMemory, inputs); err != nil {
+		return nil, err
+	}
+	stop, err = spill.Start(spill.Options{Dir: l.spillDir, Budget: int64(float64(limit) * spillShare)})
 	if err != nil {
-		if limit > 0 {
-			return nil, fmt.Errorf("--max-memory needs a spill file: %w", err)
-		}
-		// Without a budget, the run goes on in memory as before.
-		fmt.Fprintf(stderr, "stampede: %v; reading in memory\n", err)
-		return func() {}, nil
+		return nil, fmt.Errorf("--max-memory needs a spill file: %w", err)
 	}
 	return stop, nil
 }
@@ -167,50 +160,6 @@ func spillDirName(dir string) string {
 		return os.TempDir()
 	}
 	return dir
-}
-
-// footprintPerByte is memory per input byte of a full run, measured on
-// logs of 5M to 56M lines (about 200 bytes per line of about 180 bytes);
-// compressed inputs count their usual ratio on top.
-const (
-	footprintPerByte   = 1.2
-	compressedExpected = 10
-)
-
-func estimatedFootprint(inputs []string) int64 {
-	files, err := stampede.ExpandInputs(inputs)
-	if err != nil {
-		return 0
-	}
-	var total float64
-	for _, f := range files {
-		st, err := os.Stat(f)
-		if err != nil || !st.Mode().IsRegular() {
-			continue
-		}
-		size := float64(st.Size())
-		if ext := strings.ToLower(filepath.Ext(f)); ext == ".gz" || ext == ".zst" {
-			size *= compressedExpected
-		}
-		total += size * footprintPerByte
-	}
-	return int64(total)
-}
-
-// availableMemory reads MemAvailable from /proc/meminfo; ok is false where
-// there is none.
-func availableMemory() (int64, bool) {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0, false
-	}
-	for line := range strings.Lines(string(b)) {
-		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10, err == nil
-		}
-	}
-	return 0, false
 }
 
 // close ends the spill run started; a command defers it, as the output is
@@ -232,7 +181,6 @@ func stopCause(ctx context.Context) error {
 // watchMemory cancels the run, naming the limit, once the live heap
 // passes limit.
 func watchMemory(ctx context.Context, limit int64, flag string, cancel context.CancelCauseFunc) {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	tick := time.NewTicker(watchdogInterval)
 	defer tick.Stop()
 	for {
@@ -241,11 +189,11 @@ func watchMemory(ctx context.Context, limit int64, flag string, cancel context.C
 			return
 		case <-tick.C:
 		}
-		metrics.Read(sample)
-		if sample[0].Value.Kind() != metrics.KindUint64 {
+		heap, over, ok := liveHeapOver(limit)
+		if !ok {
 			return
 		}
-		if heap := sample[0].Value.Uint64(); heap > uint64(limit) {
+		if over {
 			why := "raise the limit or read fewer or smaller inputs"
 			if st, ok := spill.Current(); ok && st.Fallbacks > 0 {
 				// A full spill disk sends the events to the heap.
