@@ -1219,15 +1219,29 @@ func pairPhase(waves []Wave) (int, bool) {
 // a comb every burst off the grid is a stray.
 func strayBursts(centresNs []float64, waves []Wave, onGrid []bool, period, comb, binWidth float64) int {
 	tol := max(gridTolerance*comb, 1.5*binWidth)
+	// A grid through waves whose attempts merged runs through the middle
+	// of their comb, so where other waves stand apart their attempts lie
+	// half spacings from it.
+	step := 1.0
+	for g, on := range onGrid {
+		if on && waves[g].Width >= comb/2 {
+			step = 0.5
+			break
+		}
+	}
 	var offsets []float64
-	for i := range centresNs {
+	for i, c := range centresNs {
 		if onGrid[i] {
 			continue
 		}
-		if comb > 0 && period > 0 && combExplains(centresNs, waves, waves[i], onGrid, period, comb, tol) {
+		if comb > 0 && period > 0 && combExplains(centresNs, onGrid, waves[i], period, comb, step, tol) {
 			continue
 		}
-		offsets = append(offsets, gridOffset(centresNs, onGrid, centresNs[i], period))
+		offset := 0.0
+		if before, ok := gridPointBefore(centresNs, onGrid, c/1e9, period); ok {
+			offset = c/1e9 - before
+		}
+		offsets = append(offsets, offset)
 	}
 	// Bursts that all sit at one offset from the grid are a second
 	// attempt of every wave that the ACF did not single out as a comb,
@@ -1243,63 +1257,46 @@ func strayBursts(centresNs []float64, waves []Wave, onGrid []bool, period, comb,
 	return len(offsets)
 }
 
-// gridOffset is how far after the grid point before it centre c lies, in
-// seconds; the grid runs through the nearest centre on it.
-func gridOffset(centresNs []float64, onGrid []bool, c, period float64) float64 {
+// gridPointBefore is the grid point at or before t (seconds), the grid
+// running through the wave on it nearest t; ok is false without one.
+func gridPointBefore(centresNs []float64, onGrid []bool, t, period float64) (float64, bool) {
 	nearest, best := 0.0, math.Inf(1)
 	for g, on := range onGrid {
-		if d := math.Abs(centresNs[g] - c); on && d < best {
-			nearest, best = centresNs[g], d
+		if d := math.Abs(centresNs[g]/1e9 - t); on && d < best {
+			nearest, best = centresNs[g]/1e9, d
 		}
 	}
 	if math.IsInf(best, 1) || period <= 0 {
-		return 0
+		return 0, false
 	}
-	d := (c - nearest) / 1e9
-	return d - math.Floor(d/period)*period
+	return nearest + math.Floor((t-nearest)/period)*period, true
 }
 
 // combExplains says whether burst w is part of a wave on the grid: its
 // retries or first attempts, a whole number of comb spacings (at most half
-// the period) from the wave's grid point, or the wave itself with its attempts merged into
-// one burst at least half a spacing wide that covers its grid point. The
-// grid point of a slot without a wave on the grid is one period on from
-// the nearest wave that is.
-func combExplains(centresNs []float64, waves []Wave, w Wave, onGrid []bool, period, comb, tol float64) bool {
+// the period; in steps of step spacings) from the wave's grid point, or
+// the wave itself with its attempts merged into one burst at least half a
+// spacing wide that covers its grid point. The grid point of a slot
+// without a wave on the grid is one period on from the nearest wave that
+// is.
+func combExplains(centresNs []float64, onGrid []bool, w Wave, period, comb, step, tol float64) bool {
 	lo := float64(w.Start.UnixNano())/1e9 - tol
 	hi := lo + w.Width + 2*tol
-	mid := (lo + hi) / 2
-	nearest, best := 0.0, math.Inf(1)
-	for g, on := range onGrid {
-		if d := math.Abs(centresNs[g]/1e9 - mid); on && d < best {
-			nearest, best = centresNs[g]/1e9, d
-		}
-	}
-	if math.IsInf(best, 1) {
-		return false
-	}
 	// The grid points either side of the burst's middle: retries follow
 	// the one before by whole spacings, and when the grid runs through
 	// the retries (they may keep time better than the first attempts),
 	// first attempts precede the one after.
-	before := nearest + math.Floor((mid-nearest)/period)*period
+	before, ok := gridPointBefore(centresNs, onGrid, (lo+hi)/2, period)
+	if !ok {
+		return false
+	}
 	after := before + period
 	for _, point := range []float64{before, after} {
 		if w.Width >= comb/2 && point >= lo && point <= hi {
 			return true
 		}
 	}
-	// A grid through waves whose attempts merged runs through the middle
-	// of their comb, so where other waves stand apart their attempts lie
-	// half spacings from it.
-	start := 1.0
-	for g, on := range onGrid {
-		if on && waves[g].Width >= comb/2 {
-			start = 0.5
-			break
-		}
-	}
-	for k := start; k*comb <= period/2+tol; k += start {
+	for k := step; k*comb <= period/2+tol; k += step {
 		for _, at := range []float64{before + k*comb, after - k*comb} {
 			if at >= lo && at <= hi {
 				return true
