@@ -3,6 +3,7 @@ package analyze
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -216,6 +217,11 @@ func TestStrayBursts(t *testing.T) {
 			bursts: []burst{{0, 1, true}, {12, 1, false}, {60, 1, true}, {90, 1, false}, {120, 1, true}}, want: 1},
 		{name: "two strays at different offsets with a comb", period: 60, comb: 12, binWidth: 0.1,
 			bursts: []burst{{0, 1, true}, {30, 1, false}, {60, 1, true}, {120, 1, true}, {160, 1, false}}, want: 2},
+		// Bursts this wide hold a comb point wherever they fall.
+		{name: "a burst wider than half the period", period: 60, comb: 12, binWidth: 0.1,
+			bursts: []burst{{0, 1, true}, {60, 1, true}, {100, 35, false}, {120, 1, true}}, want: 1},
+		{name: "a burst spanning half a comb step", period: 60, comb: 12, binWidth: 0.1,
+			bursts: []burst{{0, 1, true}, {60, 1, true}, {95, 7, false}, {120, 1, true}}, want: 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -582,12 +588,121 @@ func TestPairPhase(t *testing.T) {
 		{name: "retries smaller than first attempts", waves: sizes(300, 90, 250, 80, 200, 60, 170, 50), wantPairs: true},
 		{name: "a storm that decays every wave", waves: sizes(300, 270, 243, 219, 197, 177, 159, 143)},
 		{name: "steady waves", waves: sizes(100, 101, 99, 100, 102, 100, 99, 101)},
+		{name: "a decaying storm whose noise pairs some sizes", waves: sizes(47, 35, 30, 24, 21, 14, 14)},
+		{name: "steady waves that alternate within their noise", waves: sizes(100, 85, 104, 88, 101, 90, 99)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			phase, ok := pairPhase(tc.waves)
 			if ok != tc.wantPairs || (ok && phase != tc.phase) {
 				t.Errorf("pairs %v phase %d, want %v phase %d", ok, phase, tc.wantPairs, tc.phase)
+			}
+		})
+	}
+}
+
+func TestGridChance(t *testing.T) {
+	at := func(s ...float64) []float64 {
+		out := make([]float64, len(s))
+		for i, v := range s {
+			out[i] = v * 1e9
+		}
+		return out
+	}
+	tests := []struct {
+		name        string
+		centres     []float64
+		on          []bool
+		period, bin float64
+		minGap      float64
+		lo, hi      float64 // the chance must lie in [lo, hi]
+	}{
+		{name: "seven sharp waves and a stray", period: 30, bin: 0.1, minGap: 7.5,
+			centres: at(0, 30.02, 59.97, 72, 90.01, 120, 150.03, 179.98),
+			on:      []bool{true, true, true, false, true, true, true, true}, lo: 0, hi: 0.01},
+		// Random bursts from a trace where a 91.6 s grid held six of eight
+		// within 3.5 s.
+		{name: "random bursts that half fit a grid", period: 91.576, bin: 0.1, minGap: 23,
+			centres: at(0, 92.19, 185.36, 213.77, 463.01, 550.50, 731.69, 899.12),
+			on:      []bool{true, true, true, false, true, true, true, false}, lo: 0.06, hi: 1},
+		{name: "whole-second stamps against a short period", period: 6, bin: 1, minGap: 1.5,
+			centres: at(0, 6, 12, 13, 18, 24),
+			on:      []bool{true, true, true, false, true, true}, lo: 0, hi: 0},
+		// A wave held back shifts the grid for the waves after it; one
+		// phase cannot describe them, and the test stays out of it.
+		{name: "a phase slip", period: 14.1, bin: 0.1, minGap: 3.5,
+			centres: at(0, 15.06, 29.27, 43.52, 62.21, 76.27, 90.30),
+			on:      []bool{false, true, true, true, true, true, true}, lo: 0, hi: 0},
+		{name: "bursts packed as tight as merging allows", period: 10, bin: 0.1, minGap: 10,
+			centres: at(0, 10, 20, 25, 30),
+			on:      []bool{true, true, true, false, true}, lo: 1, hi: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := gridChance(tc.centres, tc.on, tc.period, tc.bin, tc.minGap, 2, 7)
+			if got < tc.lo || got > tc.hi {
+				t.Errorf("chance %.3f, want within [%.2f, %.2f]", got, tc.lo, tc.hi)
+			}
+			if again := gridChance(tc.centres, tc.on, tc.period, tc.bin, tc.minGap, 2, 7); again != got {
+				t.Errorf("chance %.3f then %.3f from the same seed", got, again)
+			}
+		})
+	}
+}
+
+// TestBestGridCountProperties: the count never exceeds the bursts, a grid
+// through two bursts always holds them, and moving every burst by the same
+// time changes nothing.
+func TestBestGridCountProperties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for trial := 0; trial < 200; trial++ {
+		n := 2 + rng.IntN(10)
+		times := make([]float64, n)
+		for i := range times {
+			times[i] = rng.Float64() * 600
+		}
+		slices.Sort(times)
+		share := rng.Float64() * 0.1
+		got := bestGridCount(times, share, 0.01)
+		if got < 2 || got > n {
+			t.Fatalf("times %v share %.3f: count %d, want 2..%d", times, share, got, n)
+		}
+		shift := rng.Float64() * 1000
+		moved := make([]float64, n)
+		for i, v := range times {
+			moved[i] = v + shift
+		}
+		if again := bestGridCount(moved, share, 0.01); again != got {
+			t.Fatalf("times %v: count %d, %d after a shift of %.1f s", times, got, again, shift)
+		}
+	}
+}
+
+func TestSharpWaves(t *testing.T) {
+	waves := func(widths ...float64) []Wave {
+		out := make([]Wave, len(widths))
+		for i, w := range widths {
+			out[i] = Wave{Width: w}
+		}
+		return out
+	}
+	all := []bool{true, true, true}
+	tests := []struct {
+		name         string
+		waves        []Wave
+		period, comb float64
+		want         bool
+	}{
+		{name: "narrow waves", waves: waves(1, 1.5, 1.2), period: 60, want: true},
+		{name: "wide waves of one width", waves: waves(16.7, 16.7, 16.9), period: 69, want: true},
+		{name: "waves merged over their comb", waves: waves(4, 4, 4.1), period: 13, comb: 3.9, want: true},
+		{name: "wide bursts of unlike widths", waves: waves(139, 110, 307), period: 836},
+		{name: "wide bursts beside a comb", waves: waves(60, 206, 70), period: 259, comb: 22},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := sharpWaves(tc.waves, all, tc.period, tc.comb, 0.1); got != tc.want {
+				t.Errorf("sharp %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -224,11 +224,18 @@ func findings(r *Result) []string {
 	w := r.Waves
 	switch {
 	case w.Periodic && len(w.Suspects) > 0:
-		out = append(out, fmt.Sprintf("Retries arrived in periodic waves: %s (ACF %s, %s x the shuffled-data threshold).",
-			w.Suspects[0].Text, num(w.ACF), num(w.Significance)))
+		out = append(out, fmt.Sprintf("Retries arrived in periodic waves: %s (%s).", w.Suspects[0].Text, w.periodEvidence()))
 	case w.Periodic:
-		out = append(out, fmt.Sprintf("Retries arrived in periodic waves every %s (ACF %s, %s x the shuffled-data threshold), but no measured delay adds up to it.",
-			secs(w.Period), num(w.ACF), num(w.Significance)))
+		out = append(out, fmt.Sprintf("Retries arrived in periodic waves every %s (%s), but no measured delay adds up to it.",
+			secs(w.Period), w.periodEvidence()))
+	case w.BestLag > 0 && w.ACF > w.Threshold && w.Rejected == rejectedWide:
+		acf, thr := numPair(w.ACF, w.Threshold)
+		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, and %d bursts on its grid, but they are wide and unlike in width, as bursts run together are, and three such line up by chance too often.",
+			secs(w.BestLag), acf, thr, w.OnGrid))
+	case w.BestLag > 0 && w.ACF > w.Threshold && w.Rejected == rejectedChance && w.GridChance != nil:
+		acf, thr := numPair(w.ACF, w.Threshold)
+		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, and %d of %s on its grid, but bursts at random times line up as well in %s of tries (at most %s allowed).",
+			secs(w.BestLag), acf, thr, w.OnGrid, burstCount(len(w.Waves)), pct(*w.GridChance), pct(w.MaxGridChance)))
 	case w.BestLag > 0 && w.ACF > w.Threshold:
 		// The repeat is significant, but the bursts do not keep to it.
 		acf, thr := numPair(w.ACF, w.Threshold)
@@ -290,6 +297,15 @@ func joinWords(items []string, conj string) string {
 		s += it
 	}
 	return s
+}
+
+// periodEvidence says, for a periodic result, what made the period.
+func (w *Waves) periodEvidence() string {
+	if w.PeriodEvidence == evidenceGrid {
+		acf, thr := numPair(w.ACF, w.Threshold)
+		return fmt.Sprintf("all %d bursts on its grid, while the ACF, %s, is under the shuffled-data threshold of %s that a series of %d bins sets", w.OnGrid, acf, thr, w.Bins)
+	}
+	return fmt.Sprintf("ACF %s, %s x the shuffled-data threshold", num(w.ACF), num(w.Significance))
 }
 
 func burstCount(n int) string {

@@ -7,7 +7,7 @@ import "time"
 
 // SchemaVersion is the version of the JSON result schema (docs/result-schema.md).
 // Bump the minor for additions, the major for renames or removals.
-const SchemaVersion = "1.9"
+const SchemaVersion = "1.10"
 
 // Result is everything stampede concludes about one incident.
 type Result struct {
@@ -257,6 +257,22 @@ type Waves struct {
 	// "autocorrelation" (an ACF hill, used when no periodogram peak
 	// survives, and for a period found around a retry comb).
 	CandidateSource string `json:"candidate_source,omitempty"`
+	// PeriodEvidence says what made the period: "autocorrelation" (the
+	// ACF above its threshold, with the waves on its grid) or "burst
+	// grid" (at least four bursts, every one on the grid, while the ACF
+	// of so short a series stays a little under its threshold).
+	PeriodEvidence string `json:"period_evidence,omitempty"`
+	// Rejected says why a best repeat whose ACF is above its threshold is
+	// no period: "grid" (too few waves on its grid, or too many bursts
+	// off it), "wide" (three wide bursts of unlike widths, as bursts run
+	// together are) or "chance" (bursts at random times line up as well
+	// too often: see GridChance).
+	Rejected string `json:"rejected,omitempty"`
+	// GridChance is the share of random placements of the bursts on the
+	// grid and off it that line up as well; set when bursts off the grid
+	// made it worth asking. A period needs at most MaxGridChance.
+	GridChance    *float64 `json:"grid_chance,omitempty"`
+	MaxGridChance float64  `json:"max_grid_chance,omitempty"`
 	// PeriodogramPower is the periodogram's share of the series' power at
 	// the period's frequency and its first harmonics (summed);
 	// PeriodogramThreshold is the surrogate 99th percentile of its largest

@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"strings"
@@ -397,8 +398,19 @@ func outerPeriod(root, r []float64, inner int, innerThreshold float64, n, surrog
 	if !ok {
 		return pr, false
 	}
+	// Smoothing blurs the peak; on the raw ACF every attempt of one wave
+	// lines up with its counterpart in the next only at the exact period.
+	// The multiples test needs that lag too: the decimated one is only
+	// within a step of it, far coarser than the test's tolerance.
 	coarse := best.lag * step
-	if isSubharmonic(r, inner, coarse, innerThreshold) {
+	lag := coarse
+	reach := inner/2 + step
+	for k := max(1, coarse-reach); k <= coarse+reach && k+1 < len(r); k++ {
+		if r[k] > r[lag] {
+			lag = k
+		}
+	}
+	if isSubharmonic(r, inner, lag, innerThreshold) {
 		return pr, false
 	}
 	// The surrogates go through the same smoothing and decimation, so the
@@ -406,15 +418,6 @@ func outerPeriod(root, r []float64, inner int, innerThreshold float64, n, surrog
 	threshold := surrogateThresholdsOf(root, prepare, minLagD, maxLagD, surrogates, seed^0x0e7e, maxSurrogateBins, step).acf
 	if r2[best.lag] <= threshold {
 		return pr, false
-	}
-	// Smoothing blurs the peak; on the raw ACF every attempt of one wave
-	// lines up with its counterpart in the next only at the exact period.
-	lag := coarse
-	reach := inner/2 + step
-	for k := max(1, coarse-reach); k <= coarse+reach && k+1 < len(r); k++ {
-		if r[k] > r[lag] {
-			lag = k
-		}
 	}
 	// The outer period's value and threshold are on the smoothed,
 	// decimated ACF, so that is the curve to show beside them.
@@ -849,8 +852,45 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		// whose retry-after attempts stand apart is several bursts, one
 		// on the grid and the rest a whole number of comb spacings from
 		// it; only bursts that are neither count against the period.
-		stray := strayBursts(centres, w.Waves, members, w.BestLag, pr.intraSpacing*seconds(bw), seconds(bw))
-		w.Periodic = pr.acf > pr.threshold && onGrid >= minRepeats && 2*stray <= onGrid
+		strayIdx, shared := strays(centres, w.Waves, members, w.BestLag, pr.intraSpacing*seconds(bw), seconds(bw))
+		stray := len(strayIdx)
+		if shared {
+			stray = 0
+		}
+		sharp := onGrid > minRepeats || sharpWaves(w.Waves, members, w.BestLag, pr.intraSpacing*seconds(bw), seconds(bw))
+		gridded := onGrid >= minRepeats && 2*stray <= onGrid
+		w.Periodic = pr.acf > pr.threshold && gridded && sharp
+		switch {
+		case pr.acf <= pr.threshold:
+		case !gridded:
+			w.Rejected = rejectedGrid
+		case !sharp:
+			w.Rejected = rejectedWide
+		}
+		if shared && len(strayIdx) >= minRepeats {
+			// Retries at one offset from every wave are a grid of their
+			// own, as a comb of two attempts makes: structure, not bursts
+			// that might have lined up by chance.
+			strayIdx = nil
+		}
+		if w.Periodic && len(strayIdx) > 0 {
+			tested, testedOn := gridAndStrays(centres, members, strayIdx)
+			chance := gridChance(tested, testedOn, w.BestLag, seconds(bw), float64(mergeGap)*seconds(bw), w.MinLag, opt.Seed)
+			w.GridChance, w.MaxGridChance = &chance, maxGridChance
+			if chance > maxGridChance {
+				w.Periodic, w.Rejected = false, rejectedChance
+			}
+		}
+		if w.Periodic {
+			w.PeriodEvidence = evidenceACF
+		} else if pr.acf <= pr.threshold && pr.acf > gridACFShare*pr.threshold && onGrid >= minGridOnly && onGrid == len(centres) && sharp {
+			// A short series (a few waves stamped to the whole second)
+			// gives the shuffled-bin test little room: its threshold is
+			// high, and a period that is not a whole number of bins splits
+			// the ACF's peak between two lags. Every burst keeping to one
+			// grid is evidence of its own there.
+			w.Periodic, w.PeriodEvidence = true, evidenceGrid
+		}
 		if w.Periodic {
 			w.Period = w.BestLag
 			w.IntraWaveSpacing = pr.intraSpacing * seconds(bw)
@@ -1169,12 +1209,19 @@ func alternatingPeriod(centresNs []float64, waves []Wave, lag, binWidth float64)
 // pairPhase says whether consecutive bursts pair up, and which burst
 // starts a pair. A wave's retries are its failed calls again, so the two
 // bursts of a wave are either alike in size (every call failed) with the
-// steps between waves, or large then small in turn (some succeeded); a
-// storm whose waves merely decay changes by the same step every burst.
+// steps between waves, or large then small in turn (some succeeded). Noise
+// makes either pattern now and then in a storm that merely decays, so
+// each must be more than Poisson counts would give: sizes in turn above
+// and below their neighbours by several standard deviations, or pairs
+// more alike than independent counts of their size are.
 func pairPhase(waves []Wave) (int, bool) {
 	var within, across [2]float64 // by the parity of a pair's first burst
 	var steps [2]int              // how many differences across holds
 	var peaks [2]int
+	var peakZ [2]float64 // the peaks' and troughs' summed z-scores
+	// alike is the log-probability, under independent Poisson counts,
+	// of pairs as alike as they are.
+	var alike [2]float64
 	var total float64
 	for i := range waves {
 		total += float64(waves[i].Size)
@@ -1183,32 +1230,56 @@ func pairPhase(waves []Wave) (int, bool) {
 			within[i%2] += d
 			across[(i+1)%2] += d
 			steps[(i+1)%2]++
+			alike[i%2] += math.Log(probAsAlike(waves[i].Size, waves[i+1].Size))
 		}
 		if i > 0 && i+1 < len(waves) {
 			prev, s, next := waves[i-1].Size, waves[i].Size, waves[i+1].Size
+			mid := float64(prev+next) / 2
+			z := math.Abs(float64(s)-mid) / math.Sqrt(max(1, float64(s)+mid/2))
 			switch {
 			case s > prev && s > next:
 				peaks[i%2]++
+				peakZ[i%2] += z
 			case s < prev && s < next:
 				peaks[(i+1)%2]++
+				peakZ[(i+1)%2] += z
 			}
 		}
 	}
 	inner := len(waves) - 2
 	for phase := range 2 {
-		if inner > 0 && peaks[phase] >= inner-inner/10 {
+		if inner > 0 && peaks[phase] >= inner-inner/10 && peakZ[phase] > minPairZ*math.Sqrt(float64(inner)) {
 			return phase, true
 		}
 	}
 	noise := math.Sqrt(total / float64(len(waves)))
 	for phase := range 2 {
-		// Steps between waves above the counts' own noise, and three
-		// times what changes within a wave.
-		if steps[phase] > 0 && across[phase]/float64(steps[phase]) > noise && across[phase] > 3*within[phase] {
+		// Steps between waves above the counts' own noise, three times
+		// what changes within a wave, and pairs too alike for chance.
+		if steps[phase] > 0 && across[phase]/float64(steps[phase]) > noise && across[phase] > 3*within[phase] &&
+			alike[phase] < math.Log(maxAlikeChance) {
 			return phase, true
 		}
 	}
 	return 0, false
+}
+
+const (
+	// minPairZ is the mean z-score, per inner burst, that sizes in turn
+	// above and below their neighbours must reach.
+	minPairZ = 4.0
+	// maxAlikeChance is how likely, under independent Poisson counts,
+	// the pairs may be to come out as alike as they are.
+	maxAlikeChance = 1e-3
+)
+
+// probAsAlike is about how likely two independent Poisson counts of means
+// a and b are to differ by no more than they do: the difference is nearly
+// normal with variance a + b.
+func probAsAlike(a, b int64) float64 {
+	sd := math.Sqrt(max(1, float64(a+b)))
+	d := math.Abs(float64(a - b))
+	return math.Min(1, math.Erf((d+0.5)/(sd*math.Sqrt2)))
 }
 
 // strayBursts counts the bursts off the grid that no retry comb explains.
@@ -1218,6 +1289,16 @@ func pairPhase(waves []Wave) (int, bool) {
 // covers such a point; either way the burst belongs to the waves. Without
 // a comb every burst off the grid is a stray.
 func strayBursts(centresNs []float64, waves []Wave, onGrid []bool, period, comb, binWidth float64) int {
+	idx, shared := strays(centresNs, waves, onGrid, period, comb, binWidth)
+	if shared {
+		return 0
+	}
+	return len(idx)
+}
+
+// strays are the indices of the bursts off the grid that no comb explains;
+// shared says they all sit at one offset from it (see strayBursts).
+func strays(centresNs []float64, waves []Wave, onGrid []bool, period, comb, binWidth float64) (idx []int, shared bool) {
 	tol := max(gridTolerance*comb, 1.5*binWidth)
 	// A grid through waves whose attempts merged runs through the middle
 	// of their comb, so where other waves stand apart their attempts lie
@@ -1242,6 +1323,7 @@ func strayBursts(centresNs []float64, waves []Wave, onGrid []bool, period, comb,
 			offset = c/1e9 - before
 		}
 		offsets = append(offsets, offset)
+		idx = append(idx, i)
 	}
 	// Bursts that all sit at one offset from the grid are a second
 	// attempt of every wave that the ACF did not single out as a comb,
@@ -1251,10 +1333,31 @@ func strayBursts(centresNs []float64, waves []Wave, onGrid []bool, period, comb,
 		sort.Float64s(offsets)
 		spread := offsets[len(offsets)-1] - offsets[0]
 		if spread <= max(gridTolerance/2*period, 1.5*binWidth) {
-			return 0
+			return idx, true
 		}
 	}
-	return len(offsets)
+	return idx, false
+}
+
+// sharpWaves reports whether the waves on the grid look like one wave
+// replayed: narrow against the period (their median width at most an
+// eighth of it, and a comb spacing more where a wave's first attempts and
+// retries may have run together) or all of about one width. Three bursts a
+// period apart are the least evidence a period gets, and three wide
+// bursts, each many smaller ones run together, line up that well by
+// chance; a fixed delay's waves are sharp, or keep their shape.
+func sharpWaves(waves []Wave, onGrid []bool, period, comb, binWidth float64) bool {
+	var widths []float64
+	for i, on := range onGrid {
+		if on {
+			widths = append(widths, max(waves[i].Width, binWidth))
+		}
+	}
+	if len(widths) == 0 {
+		return false
+	}
+	sort.Float64s(widths)
+	return widths[len(widths)/2] <= period/8+comb || widths[len(widths)-1] <= 2*widths[0]
 }
 
 // gridPointBefore is the grid point at or before t (seconds), the grid
@@ -1280,6 +1383,12 @@ func gridPointBefore(centresNs []float64, onGrid []bool, t, period float64) (flo
 // without a wave on the grid is one period on from the nearest wave that
 // is.
 func combExplains(centresNs []float64, onGrid []bool, w Wave, period, comb, step, tol float64) bool {
+	if w.Width > period/2 {
+		// A wave's attempts span at most half the period, or the waves
+		// would run into one another; a burst this wide holds a point of
+		// any grid and so explains nothing.
+		return false
+	}
 	lo := float64(w.Start.UnixNano())/1e9 - tol
 	hi := lo + w.Width + 2*tol
 	// The grid points either side of the burst's middle: retries follow
@@ -1295,6 +1404,12 @@ func combExplains(centresNs []float64, onGrid []bool, w Wave, period, comb, step
 		if w.Width >= comb/2 && point >= lo && point <= hi {
 			return true
 		}
+	}
+	if hi-lo >= step*comb || w.Width >= step*comb/2 {
+		// A burst spanning a whole step holds one of its points whatever
+		// its time, and one spanning half a step does so half the time;
+		// a retry's burst is as sharp as its wave's first attempts.
+		return false
 	}
 	for k := step; k*comb <= period/2+tol; k += step {
 		for _, at := range []float64{before + k*comb, after - k*comb} {
@@ -1933,4 +2048,166 @@ func slotTurnover(j *joins, period float64) []FixedDelay {
 	fd.Text = fmt.Sprintf("period %s ≈ the time a failed call holds one of %d concurrency slots, %s ± %s over %d attempts (%s calls)%s: calls start in step as the slots free, so the waves are the limit's, not a requeue delay's",
 		secs(period), limit, secs(span), secs(sigma), maxA, count(int64(n)), cohorts)
 	return []FixedDelay{fd}
+}
+
+const (
+	evidenceACF  = "autocorrelation"
+	evidenceGrid = "burst grid"
+
+	rejectedGrid   = "grid"
+	rejectedWide   = "wide"
+	rejectedChance = "chance"
+
+	// maxGridChance is the largest share of random placements that may
+	// line up as well as the bursts of a period do.
+	maxGridChance = 0.05
+	// gridACFShare is how far under its threshold the ACF of a series
+	// whose bursts all keep to one grid may fall, and minGridOnly how
+	// many such bursts it takes.
+	gridACFShare = 0.8
+	minGridOnly  = 4
+)
+
+// gridAndStrays are the bursts on the grid and the strays among the
+// centres, with which of them are on the grid. Bursts a comb explains are
+// left out: they are part of the waves, not bursts that might have lined
+// up by chance.
+func gridAndStrays(centresNs []float64, onGrid []bool, strayIdx []int) ([]float64, []bool) {
+	var out []float64
+	var on []bool
+	next := 0
+	for i, c := range centresNs {
+		isStray := next < len(strayIdx) && strayIdx[next] == i
+		if isStray {
+			next++
+		}
+		if onGrid[i] || isStray {
+			out = append(out, c)
+			on = append(on, onGrid[i])
+		}
+	}
+	return out, on
+}
+
+// maxGridTestBursts bounds the bursts the grid test draws: its search grows
+// with the fourth power of their number, and a series with more bursts than
+// this has given the autocorrelation enough to judge by.
+const maxGridTestBursts = 32
+
+// gridSurrogates is how many random placements the grid test draws; a
+// period needs at most a hundredth of them to line up as well.
+const gridSurrogates = 200
+
+// gridChance is how often bursts at random times line up on some grid as
+// well as these do: as many of them within as small a share of a period
+// of its points, whatever the period (at least minPeriod) and phase. The
+// random bursts keep the observed number and span, and stay minGap apart
+// as found bursts must (closer ones were merged). Bursts a period apart
+// are evidence only if random ones seldom manage it: with few bursts, a
+// tolerance of a few per cent of the period, and periods free to be
+// anything, they often do, and the autocorrelation of such a series
+// (shuffled bins make its threshold) does not know it.
+func gridChance(centresNs []float64, onGrid []bool, period, binWidth, minGap, minPeriod float64, seed uint64) float64 {
+	n := len(centresNs)
+	if n > maxGridTestBursts || n < minRepeats || period <= 0 {
+		return 0
+	}
+	times := make([]float64, n)
+	for i, c := range centresNs {
+		times[i] = (c - centresNs[0]) / 1e9
+	}
+	// The observed grid's tolerance: the widest residual of its waves
+	// around their mean, as a share of the period, never finer than the
+	// timestamps allow.
+	var res []float64
+	var anchor float64
+	first := true
+	for i, on := range onGrid {
+		if !on {
+			continue
+		}
+		if first {
+			anchor, first = times[i], false
+		}
+		k := math.Round((times[i] - anchor) / period)
+		res = append(res, times[i]-anchor-k*period)
+	}
+	if len(res) < minRepeats {
+		return 1
+	}
+	mean := 0.0
+	for _, r := range res {
+		mean += r
+	}
+	mean /= float64(len(res))
+	spread := binWidth / 2
+	for _, r := range res {
+		spread = max(spread, math.Abs(r-mean))
+	}
+	// The search anchors its grids on a burst, not on the waves' mean:
+	// the members of the observed grid then lie within the residuals'
+	// range of it, and the period through two of them is off by as much.
+	if 3*binWidth/2 > gridTolerance*period || spread > gridTolerance*period {
+		// Stamps this coarse against the period put any bursts within
+		// tolerance of some grid, and waves this far from one phase are
+		// segments of several (a wave held back shifts the grid for
+		// those after it, see refinePeriodGrid): the test cannot tell.
+		return 0
+	}
+	share := 3 * spread / period
+	span := times[n-1]
+	observed := bestGridCount(times, share, minPeriod)
+	room := span - float64(n-1)*minGap
+	if room <= 0 {
+		// The bursts fill their span as tightly as merging allows: they
+		// are evenly spaced whatever made them.
+		return 1
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x96d))
+	draw := make([]float64, n)
+	asGood := 0
+	for s := 0; s < gridSurrogates; s++ {
+		draw[0], draw[n-1] = 0, room
+		for i := 1; i < n-1; i++ {
+			draw[i] = rng.Float64() * room
+		}
+		sort.Float64s(draw)
+		for i := range draw {
+			draw[i] += float64(i) * minGap
+		}
+		if bestGridCount(draw, share, minPeriod) >= observed {
+			asGood++
+		}
+	}
+	return float64(asGood) / gridSurrogates
+}
+
+// bestGridCount is the most of the ascending times within share of a
+// period of one grid's points, over grids through one time with another a
+// whole number of periods (at least minPeriod, and at most twice the
+// bursts between them) later.
+func bestGridCount(times []float64, share, minPeriod float64) int {
+	best := 0
+	n := len(times)
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			d := times[j] - times[i]
+			for k := 1; k <= 2*(j-i); k++ {
+				p := d / float64(k)
+				if p < minPeriod {
+					break
+				}
+				tol := share * p
+				count := 0
+				for _, t := range times {
+					x := (t - times[i]) / p
+					if math.Abs(x-math.Round(x))*p <= tol {
+						count++
+					}
+				}
+				best = max(best, count)
+			}
+		}
+	}
+	return best
 }

@@ -374,3 +374,42 @@ func TestBusiestStretch(t *testing.T) {
 		}
 	}
 }
+
+// TestWaveFindings: the headline on the waves says why there is, or is not,
+// a period, in words that agree with its numbers.
+func TestWaveFindings(t *testing.T) {
+	chance := 0.14
+	tests := []struct {
+		name  string
+		waves Waves
+		want  string
+	}{
+		{name: "a period by its autocorrelation",
+			waves: Waves{Periodic: true, Period: 30, ACF: 0.6, Threshold: 0.1, Significance: 6, PeriodEvidence: evidenceACF},
+			want:  "every 30.00 s (ACF 0.60, 6.00 x the shuffled-data threshold)"},
+		{name: "a period by its burst grid",
+			waves: Waves{Periodic: true, Period: 7.5, ACF: 0.47, Threshold: 0.5, Significance: 0.94, OnGrid: 5, Bins: 67, PeriodEvidence: evidenceGrid},
+			want:  "all 5 bursts on its grid, while the ACF, 0.47, is under the shuffled-data threshold of 0.50 that a series of 67 bins sets"},
+		{name: "too few waves on the grid",
+			waves: Waves{BestLag: 60, ACF: 0.3, Threshold: 0.1, OnGrid: 2, MinRepeats: 3, Waves: make([]Wave, 5), Rejected: rejectedGrid},
+			want:  "but only 2 of 5 bursts sit on its grid"},
+		{name: "three wide bursts",
+			waves: Waves{BestLag: 836, ACF: 0.109, Threshold: 0.068, OnGrid: 3, MinRepeats: 3, Waves: make([]Wave, 3), Rejected: rejectedWide},
+			want:  "and 3 bursts on its grid, but they are wide and unlike in width"},
+		{name: "bursts that line up by chance",
+			waves: Waves{BestLag: 91.6, ACF: 0.076, Threshold: 0.070, OnGrid: 6, MinRepeats: 3, Waves: make([]Wave, 8), Rejected: rejectedChance, GridChance: &chance, MaxGridChance: maxGridChance},
+			want:  "and 6 of 8 bursts on its grid, but bursts at random times line up as well in 14.0% of tries (at most 5.0% allowed)"},
+		{name: "an autocorrelation under its threshold",
+			waves: Waves{BestLag: 12, ACF: 0.2, Threshold: 0.3, Waves: make([]Wave, 4)},
+			want:  "has ACF 0.20, not above the shuffled-data threshold of 0.30, over 4 bursts"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Result{Waves: tc.waves}
+			got := strings.Join(findings(r), "\n")
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("findings:\n%s\nwant them to say %q", got, tc.want)
+			}
+		})
+	}
+}

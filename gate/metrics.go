@@ -96,10 +96,29 @@ var metrics = []Metric{
 		value: func(r *analyze.Result) value {
 			w := r.Waves
 			if w.Periodic {
-				return value{v: 1, detail: fmt.Sprintf("period %.2f s, ACF %.2f vs threshold %.2f", w.Period, w.ACF, w.Threshold)}
+				detail := fmt.Sprintf("period %.2f s, ACF %.2f vs threshold %.2f", w.Period, w.ACF, w.Threshold)
+				if w.PeriodEvidence == "burst grid" {
+					detail += fmt.Sprintf(", all %d bursts on its grid", w.OnGrid)
+				}
+				return value{v: 1, detail: detail}
 			}
 			if w.BestLag > 0 {
-				return value{v: 0, detail: fmt.Sprintf("best repeat %.2f s, ACF %.2f below threshold %.2f", w.BestLag, w.ACF, w.Threshold)}
+				side := "not above"
+				if w.ACF > w.Threshold {
+					side = "above"
+				}
+				detail := fmt.Sprintf("best repeat %.2f s, ACF %.4g %s threshold %.4g", w.BestLag, w.ACF, side, w.Threshold)
+				switch w.Rejected {
+				case "grid":
+					detail += fmt.Sprintf(", but %d of %d bursts on its grid", w.OnGrid, len(w.Waves))
+				case "wide":
+					detail += ", but its 3 bursts are wide and unlike in width"
+				case "chance":
+					if w.GridChance != nil {
+						detail += fmt.Sprintf(", but random bursts line up as well in %.0f%% of tries", 100**w.GridChance)
+					}
+				}
+				return value{v: 0, detail: detail}
 			}
 			return value{v: 0, detail: "no repeat found"}
 		},

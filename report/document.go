@@ -332,6 +332,15 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 				candidate += fmt.Sprintf(" (autocorrelation %s, %s the shuffled 99th percentile %s%s)", acf, side, thr, grid)
 			}
 			facts = append(facts, fact{"strongest candidate repeat", candidate})
+			switch w.Rejected {
+			case "wide":
+				facts = append(facts, fact{"why not a period", "its 3 bursts are wide and unlike in width, as bursts run together are"})
+			case "chance":
+				if w.GridChance != nil {
+					facts = append(facts, fact{"why not a period", fmt.Sprintf("bursts at random times line up as well in %s of tries (at most %s allowed)",
+						percent(*w.GridChance), percent(w.MaxGridChance))})
+				}
+			}
 		}
 	} else {
 		facts = append(facts,
@@ -339,6 +348,12 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 			fact{"autocorrelation at period", fmt.Sprintf("%s (shuffled 99th percentile %s, %s× significance)",
 				fixed(w.ACF, 2), fixed(w.Threshold, 2), fixed(w.Significance, 1))},
 		)
+		if w.PeriodEvidence == "burst grid" {
+			facts = append(facts, fact{"evidence", fmt.Sprintf("all %d bursts on one grid; the autocorrelation of %s bins alone is under its threshold", w.OnGrid, count(int64(w.Bins)))})
+		}
+		if w.GridChance != nil {
+			facts = append(facts, fact{"random bursts lining up as well", fmt.Sprintf("%s of tries (at most %s allowed)", percent(*w.GridChance), percent(w.MaxGridChance))})
+		}
 		if w.IntraWaveSpacing > 0 {
 			facts = append(facts, fact{"comb spacing inside waves", seconds(w.IntraWaveSpacing)})
 		}
