@@ -28,6 +28,9 @@ type statedComparison struct {
 	name  string
 	re    *regexp.Regexp
 	check func(m []string) error
+	// rare: no recording says it (the analyze package's TestWaveFindings
+	// renders it), so it may go unseen here.
+	rare bool
 }
 
 func number(s string) float64 {
@@ -51,9 +54,9 @@ var statedComparisons = []statedComparison{
 	{name: "significance of a period", re: regexp.MustCompile(`\(ACF ([0-9.]+), ([0-9.]+) x the shuffled-data threshold\)`),
 		check: func(m []string) error { return want(number(m[2]) > 1, "a period at %s x its threshold", m[2]) }},
 	{name: "a grid period's ACF under its threshold", re: regexp.MustCompile(`the ACF, ([0-9.]+), is under the shuffled-data threshold of ([0-9.]+)`),
-		check: func(m []string) error { return want(number(m[1]) < number(m[2]), "%s is not under %s", m[1], m[2]) }},
+		check: func(m []string) error { return want(number(m[1]) < number(m[2]), "%s is not under %s", m[1], m[2]) }, rare: true},
 	{name: "random bursts lining up", re: regexp.MustCompile(`line up as well in ([0-9.]+)% of tries \(at most ([0-9.]+)% allowed\)`),
-		check: func(m []string) error { return want(number(m[1]) > number(m[2]), "%s%% is within %s%%", m[1], m[2]) }},
+		check: func(m []string) error { return want(number(m[1]) > number(m[2]), "%s%% is within %s%%", m[1], m[2]) }, rare: true},
 	{name: "bursts on the grid", re: regexp.MustCompile(`(\d+) of (\d+) bursts (?:sit )?on its grid`),
 		check: func(m []string) error { return want(number(m[1]) <= number(m[2]), "%s of %s", m[1], m[2]) }},
 	{name: "rates side by side", re: regexp.MustCompile(`([0-9.]+)% of ([0-9,]+) HTTP attempts? (?:was|were) throttled \(([0-9,]+)\), (but only|while|and) ([0-9.]+)% of ([0-9,]+) calls?.*? failed \(([0-9,]+)\)`),
@@ -131,11 +134,13 @@ func TestFindingsAgreeWithNumbers(t *testing.T) {
 					t.Fatal(err)
 				}
 				var b bytes.Buffer
-				if err := report.Render(&b, res, report.FormatTable); err != nil {
+				// Wide enough that no sentence wraps: the wrapping has
+				// tests of its own.
+				if err := report.RenderWith(&b, res, report.FormatTable, report.Options{Width: 1 << 20}); err != nil {
 					t.Fatal(err)
 				}
-				// Table cells wrap long text; the sentences are checked as
-				// the findings hold them, the facts as rendered.
+				// The sentences are checked as the findings hold them, the
+				// facts as rendered.
 				text := strings.Join(res.Findings, "\n") + "\n" + strings.Join(res.Reconcile.Explanation, "\n") + "\n" + b.String()
 				for _, c := range statedComparisons {
 					for _, m := range c.re.FindAllStringSubmatch(text, -1) {
@@ -151,7 +156,7 @@ func TestFindingsAgreeWithNumbers(t *testing.T) {
 	// A pattern that never matches checks nothing: the report's wording
 	// moved away from it.
 	for _, c := range statedComparisons {
-		if seen[c.name] == 0 {
+		if seen[c.name] == 0 && !c.rare {
 			t.Errorf("no report states %q: the pattern no longer matches the wording", c.name)
 		}
 	}

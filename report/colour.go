@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/mattn/go-isatty"
+	"golang.org/x/term"
 )
 
 // Options adjust how a report is rendered.
@@ -14,6 +15,28 @@ type Options struct {
 	// Series feeds the charts that need more than the result (Markdown
 	// files and HTML); zero omits those charts.
 	Series Series
+	// Width is the terminal's width in columns for the table format:
+	// prose wraps at word boundaries within it, and tables narrow or stack
+	// to fit. Zero means DefaultWidth; see TerminalWidth.
+	Width int
+}
+
+// DefaultWidth is the table format's width when the output is not a
+// terminal (a file, a pipe, a CI log).
+const DefaultWidth = 100
+
+// MinWidth is the narrowest layout the table format attempts.
+const MinWidth = 40
+
+// TerminalWidth is the width to render for on w: the terminal's columns
+// when w is one, else DefaultWidth.
+func TerminalWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	return DefaultWidth
 }
 
 // UseColour reports whether output to w should be coloured: only when w is

@@ -47,18 +47,47 @@ type fact struct{ key, value string }
 type grid struct {
 	header  []string
 	numeric []bool
-	rows    [][]string
+	// optional columns repeat what others say; a narrow terminal drops
+	// them first.
+	optional []bool
+	rows     [][]string
 }
 
 func newGrid(columns ...string) *grid {
 	g := &grid{}
 	for _, c := range columns {
-		// A leading '#' marks a numeric column.
+		// A leading '?' marks an optional column, then '#' a numeric one.
+		opt := strings.HasPrefix(c, "?")
+		c = strings.TrimPrefix(c, "?")
 		num := strings.HasPrefix(c, "#")
 		g.header = append(g.header, strings.TrimPrefix(c, "#"))
 		g.numeric = append(g.numeric, num)
+		g.optional = append(g.optional, opt)
 	}
 	return g
+}
+
+// without is g less its optional columns.
+func (g *grid) without() *grid {
+	keep := func(c int) bool { return c >= len(g.optional) || !g.optional[c] }
+	t := &grid{}
+	for c := range g.header {
+		if keep(c) {
+			t.header = append(t.header, g.header[c])
+			t.numeric = append(t.numeric, c < len(g.numeric) && g.numeric[c])
+			t.optional = append(t.optional, false)
+		}
+	}
+	for _, r := range g.rows {
+		var row []string
+		for c, v := range r {
+			if keep(c) {
+				row = append(row, v)
+			}
+		}
+		t.rows = append(t.rows, row)
+	}
+	return t
 }
 
 func (g *grid) add(cells ...string) { g.rows = append(g.rows, cells) }
@@ -398,7 +427,7 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 		s.blocks = append(s.blocks, block{facts: facts})
 	}
 	if len(w.Waves) > 0 {
-		g := newGrid("#wave", "start (UTC)", "#offset", "#width", "#size (calls)", "#attempts", "#throttled", "#share")
+		g := newGrid("#wave", "?start (UTC)", "#offset", "#width", "#size (calls)", "#attempts", "#throttled", "#share")
 		for i, wv := range w.Waves {
 			g.add(count(int64(i+1)), timestamp(wv.Start), offset(wv.Start.Sub(window.Start).Seconds()),
 				seconds(wv.Width), count(wv.Size), count(wv.Attempts), count(wv.Throttled), percent(wv.ThrottledShare))

@@ -185,6 +185,7 @@ type analyzeOptions struct {
 	analysisFlags
 	format string
 	output string
+	width  int
 	// whatIf adds the what-if comparison to the report.
 	whatIf      bool
 	whatIfFlags whatIfFlags
@@ -245,9 +246,11 @@ func newAnalyzeCmd() *cobra.Command {
 				if o.output == "" {
 					out := cmd.OutOrStdout()
 					opts.Colour = report.UseColour(out)
+					opts.Width = tableWidth(o.width, out)
 					err = report.RenderWith(safefile.Writer(ctx, out), res, format, opts)
 				} else {
 					// A file report may bring files of its own: Markdown's charts.
+					opts.Width = tableWidth(o.width, nil)
 					err = report.WriteFile(ctx, o.output, res, format, opts)
 				}
 				if err != nil {
@@ -265,6 +268,7 @@ func newAnalyzeCmd() *cobra.Command {
 	o.inputs.register(cmd)
 	cmd.Flags().StringVar(&o.format, "format", "table", "report format: table, markdown (with -o: PNG charts beside it), json or html (self-contained, inline SVG charts)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write the report to FILE instead of standard output")
+	widthFlag(cmd, &o.width)
 	o.analysisFlags.register(cmd)
 	o.gates.register(cmd)
 	cmd.Flags().BoolVar(&o.whatIf, "whatif", false, "replay the incident under other retry policies and add the comparison to the report (see 'stampede whatif')")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stampede/stampede/analyze"
 	"github.com/stampede/stampede/internal/interrupt"
@@ -307,6 +308,36 @@ func TestBinFlag(t *testing.T) {
 			t.Errorf("--bin %s: %v", tt.bin, err)
 		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
 			t.Errorf("--bin %s: error %v, want one saying %q", tt.bin, err, tt.wantErr)
+		}
+	}
+}
+
+func TestWidthFlag(t *testing.T) {
+	incident := filepath.Join("..", "..", "testdata", "seed-incident")
+	for _, tt := range []struct {
+		width, wantErr string
+		widest         int // the widest line of the report, when it runs
+	}{
+		{"-1", "want at least 40 columns", 0},
+		{"39", "want at least 40 columns", 0},
+		{"40", "", 40},
+		{"80", "", 80},
+		{"0", "", 100}, // not a terminal: the default
+	} {
+		out, _, err := run(t, "analyze", incident, "--width", tt.width)
+		switch {
+		case tt.wantErr == "" && err != nil:
+			t.Errorf("--width %s: %v", tt.width, err)
+		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+			t.Errorf("--width %s: error %v, want one saying %q", tt.width, err, tt.wantErr)
+		case tt.wantErr == "":
+			widest := 0
+			for _, line := range strings.Split(out, "\n") {
+				widest = max(widest, utf8.RuneCountInString(line))
+			}
+			if widest > tt.widest || widest < tt.widest-10 {
+				t.Errorf("--width %s: widest line %d columns, want at most %d and near it", tt.width, widest, tt.widest)
+			}
 		}
 	}
 }

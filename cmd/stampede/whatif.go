@@ -73,6 +73,7 @@ type whatIfOptions struct {
 	scenario string
 	format   string
 	output   string
+	width    int
 }
 
 func newWhatIfCmd() *cobra.Command {
@@ -135,7 +136,7 @@ Token sizes are not in access logs: give --task-tokens and --interactive-tokens
 			out := cmd.OutOrStdout()
 			write := func(ctx context.Context) error {
 				return writeOutput(ctx, o.output, out, func(w io.Writer) error {
-					return report.RenderWhatIf(w, wi, format, report.Options{Colour: o.output == "" && report.UseColour(out)})
+					return report.RenderWhatIf(w, wi, format, report.Options{Colour: o.output == "" && report.UseColour(out), Width: tableWidth(o.width, terminalOf(o.output, out))})
 				})
 			}
 			return o.inputs.limits.run(cmd, args, replay, write)
@@ -146,5 +147,6 @@ Token sizes are not in access logs: give --task-tokens and --interactive-tokens
 	cmd.Flags().StringVar(&o.scenario, "scenario", "", "take the parameters from a scenario file (JSON) instead of logs")
 	cmd.Flags().StringVar(&o.format, "format", "table", "report format: table, markdown, json or html")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write the comparison to FILE instead of standard output")
+	widthFlag(cmd, &o.width)
 	return cmd
 }
