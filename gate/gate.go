@@ -233,43 +233,100 @@ func classNames() []string {
 	return names
 }
 
+// Unmeasurable is what a rule does to the verdict when the input cannot
+// give its metric (amplification without task ids, an error rate without
+// calls, a traffic class that does not occur). The user chooses; the
+// default fails, because a gate that cannot see must not wave a build
+// through unasked.
+type Unmeasurable string
+
+const (
+	UnmeasurableFail Unmeasurable = "fail"
+	// UnmeasurableWarn passes the check but marks the rule "warn" in every
+	// output (a skipped test case in JUnit).
+	UnmeasurableWarn Unmeasurable = "warn"
+	// UnmeasurablePass passes the rule; its line still says it was not
+	// measurable.
+	UnmeasurablePass Unmeasurable = "pass"
+)
+
+// ParseUnmeasurable reads fail, warn or pass.
+func ParseUnmeasurable(s string) (Unmeasurable, error) {
+	switch u := Unmeasurable(strings.ToLower(strings.TrimSpace(s))); u {
+	case UnmeasurableFail, UnmeasurableWarn, UnmeasurablePass:
+		return u, nil
+	}
+	return "", fmt.Errorf("unmeasurable rules: %q is not fail, warn or pass", s)
+}
+
 // Outcome is one rule evaluated against one result.
 type Outcome struct {
 	Rule Rule
 	// Value is the metric's value (1 or 0 for yes/no metrics).
 	Value float64
 	// Measured is false when the input cannot give the metric (no calls,
-	// no such traffic class); such a rule fails, because a gate that
-	// cannot see must not wave a build through.
+	// no such traffic class); such a rule fails unless the evaluation was
+	// told otherwise (Unmeasurable).
 	Measured bool
 	Failed   bool
+	// Warned is true for an unmeasurable rule let through with a warning.
+	Warned bool
 	// Detail says what the value rests on, or why it is missing.
 	Detail string
 }
 
-// Evaluate checks every rule against r.
+// Verdict is the word an outcome is shown with: FAIL, warn or pass.
+func (o Outcome) Verdict() string {
+	switch {
+	case o.Failed:
+		return "FAIL"
+	case o.Warned:
+		return "warn"
+	}
+	return "pass"
+}
+
+// Evaluate checks every rule against r; a rule that cannot be measured
+// fails.
 func Evaluate(r *analyze.Result, rules []Rule) []Outcome {
+	return EvaluateWith(r, rules, UnmeasurableFail)
+}
+
+// EvaluateWith checks every rule against r; u says what a rule that cannot
+// be measured does.
+func EvaluateWith(r *analyze.Result, rules []Rule, u Unmeasurable) []Outcome {
 	out := make([]Outcome, len(rules))
 	for i, rule := range rules {
-		out[i] = evaluate(r, rule)
+		out[i] = evaluate(r, rule, u)
 	}
 	return out
 }
 
-func evaluate(r *analyze.Result, rule Rule) Outcome {
+func evaluate(r *analyze.Result, rule Rule, u Unmeasurable) Outcome {
 	o := Outcome{Rule: rule}
 	m, ok := lookup(rule.Metric)
 	if !ok {
+		// A rule stampede does not know is a mistake, not a blind spot of
+		// the input: it fails whatever u says.
 		o.Failed, o.Detail = true, "unknown metric"
+		return o
+	}
+	unmeasurable := func(why string) Outcome {
+		o.Value, o.Detail = 0, why
+		switch u {
+		case UnmeasurableWarn, UnmeasurablePass:
+			o.Warned = u == UnmeasurableWarn
+			o.Detail += " (unmeasurable rules " + string(u) + ")"
+		default:
+			o.Failed = true
+		}
 		return o
 	}
 	var v value
 	if rule.Class != "" {
 		c := findClass(r, rule.Class)
 		if c == nil {
-			o.Failed = true
-			o.Detail = fmt.Sprintf("no traffic class %q in this input (classes: %s)", rule.Class, strings.Join(classesOf(r), ", "))
-			return o
+			return unmeasurable(fmt.Sprintf("no traffic class %q in this input (classes: %s)", rule.Class, strings.Join(classesOf(r), ", ")))
 		}
 		v = m.class(c)
 	} else {
@@ -277,9 +334,7 @@ func evaluate(r *analyze.Result, rule Rule) Outcome {
 	}
 	o.Value, o.Detail = v.v, v.detail
 	if v.missing != "" || math.IsNaN(v.v) {
-		o.Failed = true
-		o.Detail = "not measurable: " + v.missing
-		return o
+		return unmeasurable("not measurable: " + v.missing)
 	}
 	o.Measured = true
 	switch rule.Op {

@@ -302,3 +302,73 @@ func TestSummary(t *testing.T) {
 		}
 	}
 }
+
+// The user's --unmeasurable choice decides a rule whose metric the input
+// cannot give, and only such a rule: measured rules and unknown metrics keep
+// their verdicts, and every output names the choice.
+func TestEvaluateUnmeasurable(t *testing.T) {
+	r := sample()
+	empty := &analyze.Result{}
+	tests := []struct {
+		expr    string
+		r       *analyze.Result
+		u       Unmeasurable
+		verdict string
+		detail  string
+		junit   string // "failure", "skipped" or ""
+	}{
+		{"amplification > 4", empty, UnmeasurableFail, "FAIL", "not measurable: no tasks identified", "failure"},
+		{"amplification > 4", empty, UnmeasurableWarn, "warn", "not measurable: no tasks identified (unmeasurable rules warn)", "skipped"},
+		{"amplification > 4", empty, UnmeasurablePass, "pass", "not measurable: no tasks identified (unmeasurable rules pass)", ""},
+		{"nosuch.http_throttle_rate > 0.05", r, UnmeasurableWarn, "warn", `no traffic class "nosuch" in this input (classes: batch, interactive) (unmeasurable rules warn)`, "skipped"},
+		{"amplification > 4", r, UnmeasurablePass, "FAIL", "", "failure"},
+		{"amplification > 11", r, UnmeasurableWarn, "pass", "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.expr+"/"+string(tc.u), func(t *testing.T) {
+			rule, err := Parse(tc.expr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := EvaluateWith(tc.r, []Rule{rule}, tc.u)[0]
+			if o.Verdict() != tc.verdict || (tc.detail != "" && o.Detail != tc.detail) {
+				t.Errorf("verdict %q detail %q, want %q %q", o.Verdict(), o.Detail, tc.verdict, tc.detail)
+			}
+			if !strings.HasPrefix(Describe(o), tc.verdict+": ") {
+				t.Errorf("Describe = %q, want it to start with %q", Describe(o), tc.verdict)
+			}
+			var buf bytes.Buffer
+			if err := WriteJUnit(&buf, "x", []Outcome{o}); err != nil {
+				t.Fatal(err)
+			}
+			var got JUnitSuites
+			if err := xml.Unmarshal(buf.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			c := got.Suites[0].Cases[0]
+			kind := ""
+			switch {
+			case c.Failure != nil:
+				kind = "failure"
+			case c.Skipped != nil:
+				kind = "skipped"
+			}
+			if kind != tc.junit {
+				t.Errorf("JUnit case is %q, want %q:\n%s", kind, tc.junit, buf.String())
+			}
+		})
+	}
+}
+
+func TestParseUnmeasurable(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Unmeasurable
+		ok   bool
+	}{{"fail", UnmeasurableFail, true}, {"WARN", UnmeasurableWarn, true}, {"pass", UnmeasurablePass, true}, {"skip", "", false}, {"", "", false}} {
+		got, err := ParseUnmeasurable(tc.in)
+		if got != tc.want || (err == nil) != tc.ok {
+			t.Errorf("ParseUnmeasurable(%q) = %q, %v; want %q, ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}

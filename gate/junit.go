@@ -26,6 +26,7 @@ type JUnitSuite struct {
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
 	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
 	Cases    []JUnitCase `xml:"testcase"`
 }
 
@@ -34,7 +35,14 @@ type JUnitCase struct {
 	Name      string        `xml:"name,attr"`
 	ClassName string        `xml:"classname,attr"`
 	Failure   *JUnitFailure `xml:"failure,omitempty"`
+	Skipped   *JUnitSkipped `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+// JUnitSkipped marks a rule that could not be measured and was let through
+// with a warning: CI views show it apart from both passes and failures.
+type JUnitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 // JUnitFailure says why a rule failed.
@@ -56,6 +64,9 @@ func WriteJUnit(w io.Writer, suite string, outcomes []Outcome) error {
 			if o.Detail != "" {
 				c.Failure.Text = o.Detail
 			}
+		} else if o.Warned {
+			s.Skipped++
+			c.Skipped = &JUnitSkipped{Message: Describe(o)}
 		}
 		s.Cases = append(s.Cases, c)
 	}
@@ -76,12 +87,8 @@ func WriteJUnit(w io.Writer, suite string, outcomes []Outcome) error {
 func Describe(o Outcome) string { return describe(o, func(v string) string { return v }) }
 
 func describe(o Outcome, paint func(string) string) string {
-	verdict := "pass"
-	if o.Failed {
-		verdict = "FAIL"
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s (value %s)", paint(verdict), o.Rule, FormatValue(o))
+	fmt.Fprintf(&b, "%s: %s (value %s)", paint(o.Verdict()), o.Rule, FormatValue(o))
 	if o.Detail != "" {
 		fmt.Fprintf(&b, ": %s", o.Detail)
 	}
@@ -90,7 +97,7 @@ func describe(o Outcome, paint func(string) string) string {
 
 // WriteText writes one line per outcome for a terminal or CI log. paint,
 // when not nil, decorates the verdict word (e.g. with colour); it is given
-// whether the rule failed.
+// whether the rule failed; a warned rule has not.
 func WriteText(w io.Writer, outcomes []Outcome, paint func(verdict string, failed bool) string) error {
 	for _, o := range outcomes {
 		p := func(v string) string { return v }
@@ -108,15 +115,21 @@ func WriteText(w io.Writer, outcomes []Outcome, paint func(verdict string, faile
 // summary such as $GITHUB_STEP_SUMMARY. Log-derived text is escaped so it
 // cannot break the table or inject markup.
 func WriteSummary(w io.Writer, title string, outcomes []Outcome) error {
-	failed := 0
+	failed, warned := 0, 0
 	for _, o := range outcomes {
-		if o.Failed {
+		switch {
+		case o.Failed:
 			failed++
+		case o.Warned:
+			warned++
 		}
 	}
 	verdict := fmt.Sprintf("all %d gates passed", len(outcomes))
 	if failed > 0 {
 		verdict = fmt.Sprintf("%d of %d gates failed", failed, len(outcomes))
+	}
+	if warned > 0 {
+		verdict += fmt.Sprintf(", %d not measurable", warned)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "### stampede check: %s\n\n", verdict)
@@ -126,8 +139,11 @@ func WriteSummary(w io.Writer, title string, outcomes []Outcome) error {
 	b.WriteString("| Result | Rule | Value | Detail |\n|---|---|---|---|\n")
 	for _, o := range outcomes {
 		mark := "✅ pass"
-		if o.Failed {
+		switch {
+		case o.Failed:
 			mark = "❌ fail"
+		case o.Warned:
+			mark = "⚠️ warn"
 		}
 		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", mark, strings.ReplaceAll(o.Rule.String(), "`", "'"), FormatValue(o), mdCell(o.Detail))
 	}

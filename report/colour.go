@@ -57,10 +57,11 @@ func UseColour(w io.Writer) bool {
 // verdicts), never around log-derived text, which plain has already
 // stripped of escapes.
 const (
-	ansiBold  = "\x1b[1m"
-	ansiRed   = "\x1b[1;31m"
-	ansiGreen = "\x1b[32m"
-	ansiReset = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiRed    = "\x1b[1;31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiReset  = "\x1b[0m"
 )
 
 // Emphasis wraps s in bold when colour is on.
@@ -80,4 +81,13 @@ func Verdict(s string, failed, colour bool) string {
 		return ansiRed + s + ansiReset
 	}
 	return ansiGreen + s + ansiReset
+}
+
+// Warning colours a gate's warn verdict yellow: neither a pass nor a
+// failure.
+func Warning(s string, colour bool) string {
+	if !colour {
+		return s
+	}
+	return ansiYellow + s + ansiReset
 }

@@ -35,9 +35,10 @@ func (e *gateFailure) Error() string {
 
 // gateFlags are shared by check and analyze.
 type gateFlags struct {
-	failOn  []string
-	junit   string
-	summary string
+	failOn       []string
+	junit        string
+	summary      string
+	unmeasurable string
 }
 
 func (g *gateFlags) register(cmd *cobra.Command) {
@@ -45,12 +46,16 @@ func (g *gateFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&g.failOn, "fail-on", nil, "fail (exit 1) when this rule holds, e.g. 'amplification > 4', periodic, uncapped, 'http_throttle_rate > 5%' (repeatable; see 'stampede check --help')")
 	fl.StringVar(&g.junit, "junit", "", "also write the gate results as JUnit XML to FILE")
 	fl.StringVar(&g.summary, "summary", "", "also append the gate results as a Markdown table to FILE, e.g. $GITHUB_STEP_SUMMARY")
+	fl.StringVar(&g.unmeasurable, "unmeasurable", string(gate.UnmeasurableFail), "what a rule does when the input cannot give its metric (e.g. amplification without task ids): fail, warn (passes, marked warn; skipped in JUnit) or pass")
 }
 
 // rules parses the rules before any log is read, so a typo costs nothing.
 func (g *gateFlags) rules() ([]gate.Rule, error) {
 	if len(g.failOn) == 0 && (g.junit != "" || g.summary != "") {
 		return nil, fmt.Errorf("--junit and --summary need at least one --fail-on rule")
+	}
+	if _, err := gate.ParseUnmeasurable(g.unmeasurable); err != nil {
+		return nil, fmt.Errorf("--unmeasurable %q: want fail, warn or pass", g.unmeasurable)
 	}
 	return gate.ParseAll(g.failOn)
 }
@@ -74,9 +79,16 @@ func (g *gateFlags) apply(ctx context.Context, w io.Writer, rules []gate.Rule, r
 	if len(rules) == 0 {
 		return nil
 	}
-	outcomes := gate.Evaluate(res, rules)
+	// rules has parsed it already.
+	unmeasurable, _ := gate.ParseUnmeasurable(g.unmeasurable)
+	outcomes := gate.EvaluateWith(res, rules, unmeasurable)
 	colour := report.UseColour(w)
-	paint := func(verdict string, failed bool) string { return report.Verdict(verdict, failed, colour) }
+	paint := func(verdict string, failed bool) string {
+		if verdict == "warn" {
+			return report.Warning(verdict, colour)
+		}
+		return report.Verdict(verdict, failed, colour)
+	}
 	if err := gate.WriteText(safefile.Writer(ctx, w), outcomes, paint); err != nil {
 		return err
 	}
@@ -156,8 +168,10 @@ Rules:
 
 Metrics:
 ` + help.String() + `
-A metric the input cannot give (a call error rate without calls, an unknown
-traffic class) fails its rule: a gate that cannot see does not pass.
+A metric the input cannot give (amplification without task ids, a call error
+rate without calls, an unknown traffic class) fails its rule, since a gate
+that cannot see does not pass, unless --unmeasurable says otherwise: warn
+passes it marked "warn" (a skipped case in JUnit), pass passes it.
 
 Exit status:
   0  every rule passed

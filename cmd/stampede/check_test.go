@@ -23,6 +23,7 @@ func exitOf(t *testing.T, args ...string) (code int, stdout, stderr string) {
 
 func TestCheckExitCodes(t *testing.T) {
 	incident := filepath.Join("..", "..", "testdata", "seed-incident")
+	k6 := filepath.Join("..", "..", "testdata", "ingest", "k6", "results.json")
 	jittered := t.TempDir()
 	scenario := filepath.Join("..", "..", "testdata", "scenarios", "seed-incident-jittered.json")
 	if _, _, err := run(t, "simulate", "--scenario", scenario, "-o", jittered); err != nil {
@@ -47,6 +48,15 @@ func TestCheckExitCodes(t *testing.T) {
 			[]string{"pass: http_throttle_rate > 0.9 (value 0.8752 (87.5%))", "pass: !periodic"}},
 		{"analyze --fail-on", []string{"analyze", incident, "--format", "json", "--fail-on", "periodic"}, exitGateFailed,
 			[]string{"FAIL: periodic"}},
+		{"unmeasurable fails by default", []string{"check", k6, "--fail-on", "amplification > 4"}, exitGateFailed,
+			[]string{"FAIL: amplification > 4 (value n/a): not measurable: no tasks identified"}},
+		{"unmeasurable warn passes, marked", []string{"check", k6, "--fail-on", "amplification > 4", "--unmeasurable", "warn"}, exitPass,
+			[]string{"warn: amplification > 4 (value n/a): not measurable: no tasks identified (unmeasurable rules warn)"}},
+		{"unmeasurable pass", []string{"check", k6, "--fail-on", "amplification > 4", "--unmeasurable", "pass"}, exitPass,
+			[]string{"pass: amplification > 4 (value n/a): not measurable: no tasks identified (unmeasurable rules pass)"}},
+		{"unmeasurable warn, a measured rule fails", []string{"check", k6, "--fail-on", "amplification > 4", "--fail-on", "http_throttle_rate > 5%", "--unmeasurable", "warn"}, exitGateFailed,
+			[]string{"warn: amplification > 4", "FAIL: http_throttle_rate > 0.05 (value 0.5 (50.0%)): 3 of 6 attempts throttled"}},
+		{"bad --unmeasurable", []string{"check", k6, "--fail-on", "periodic", "--unmeasurable", "skip"}, exitUsage, nil},
 		{"bad rule", []string{"check", incident, "--fail-on", "amplification >> 4"}, exitUsage, nil},
 		{"no rule", []string{"check", incident}, exitUsage, nil},
 		{"junit without rule", []string{"analyze", incident, "--junit", "x.xml"}, exitUsage, nil},

@@ -83,20 +83,6 @@ waves.`,
 	return root
 }
 
-func buildVersion() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := info.Main.Version
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += " " + s.Value[:12]
-		}
-	}
-	return v + " " + info.GoVersion
-}
-
 // inputFlags are shared by every command that reads logs.
 type inputFlags struct {
 	formats    []string
