@@ -82,7 +82,7 @@ func (g *gateFlags) apply(ctx context.Context, w io.Writer, rules []gate.Rule, r
 	// rules has parsed it already.
 	unmeasurable, _ := gate.ParseUnmeasurable(g.unmeasurable)
 	outcomes := gate.EvaluateWith(res, rules, unmeasurable)
-	colour := report.UseColour(w)
+	colour := useColour(w)
 	paint := func(verdict string, failed bool) string {
 		if verdict == "warn" {
 			return report.Warning(verdict, colour)

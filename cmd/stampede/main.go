@@ -79,6 +79,14 @@ waves.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.PersistentFlags().StringVar(&colourMode, "color", "auto", "colour the terminal output: auto (when it is a terminal and NO_COLOR is unset), always or never")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		switch colourMode {
+		case "auto", "always", "never":
+			return nil
+		}
+		return fmt.Errorf("--color %q: want auto, always or never", colourMode)
+	}
 	root.AddCommand(newAnalyzeCmd(), newCheckCmd(), newIngestCmd(), newSimulateCmd(), newWhatIfCmd(), newFormatsCmd(), newManCmd())
 	return root
 }
@@ -231,7 +239,7 @@ func newAnalyzeCmd() *cobra.Command {
 				var err error
 				if o.output == "" {
 					out := cmd.OutOrStdout()
-					opts.Colour = report.UseColour(out)
+					opts.Colour = useColour(out)
 					opts.Width = tableWidth(o.width, out)
 					err = report.RenderWith(safefile.Writer(ctx, out), res, format, opts)
 				} else {

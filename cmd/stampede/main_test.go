@@ -341,3 +341,29 @@ func TestWidthFlag(t *testing.T) {
 		}
 	}
 }
+
+func TestColorFlag(t *testing.T) {
+	incident := filepath.Join("..", "..", "testdata", "seed-incident")
+	for _, tt := range []struct {
+		mode, wantErr string
+		coloured      bool
+	}{
+		{"always", "", true},
+		{"never", "", false},
+		// Standard output is a buffer here, not a terminal.
+		{"auto", "", false},
+		{"sometimes", "want auto, always or never", false},
+	} {
+		out, _, err := run(t, "analyze", incident, "--color", tt.mode)
+		switch {
+		case tt.wantErr != "":
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("--color %s: error %v, want one saying %q", tt.mode, err, tt.wantErr)
+			}
+		case err != nil:
+			t.Errorf("--color %s: %v", tt.mode, err)
+		case strings.Contains(out, "\x1b[") != tt.coloured:
+			t.Errorf("--color %s: escapes in the report %v, want %v", tt.mode, !tt.coloured, tt.coloured)
+		}
+	}
+}

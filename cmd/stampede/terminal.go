@@ -42,3 +42,19 @@ func terminalOf(output string, out io.Writer) io.Writer {
 	}
 	return out
 }
+
+// colourMode is --color: auto, always or never.
+var colourMode = "auto"
+
+// useColour applies --color to output w: auto colours a terminal only, and
+// only when NO_COLOR is unset (see report.UseColour); always and never are
+// the user's word over both.
+func useColour(w io.Writer) bool {
+	switch colourMode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	return report.UseColour(w)
+}
