@@ -93,7 +93,21 @@ type Progress struct {
 	// FilesDone of Files have been read; FilesDone == Files means the
 	// reading is over.
 	FilesDone, Files int
+	// Phase is what the run is doing: PhaseReading (the zero value) while
+	// Ingest reads, then, from Analyze, PhaseAnalysing, PhaseReplaying
+	// (the what-if) and PhaseDone just before it returns. Events is then
+	// how many events the analyses work on.
+	Phase  string
+	Events int
 }
+
+// The phases a Progress reports.
+const (
+	PhaseReading   = ""
+	PhaseAnalysing = "analysing"
+	PhaseReplaying = "replaying"
+	PhaseDone      = "done"
+)
 
 // progressCounter adds up the progress of files read in parallel.
 type progressCounter struct {
@@ -510,9 +524,18 @@ func AnalyzeTimeline(ctx context.Context, cfg Config) (*timeline.Timeline, *anal
 	if err != nil {
 		return nil, nil, err
 	}
+	phase := func(string) {}
+	if cfg.Progress != nil {
+		// A multi-GB analysis takes seconds after the last line is read;
+		// a bar that vanished then would look like a hang.
+		phase = func(p string) { cfg.Progress(Progress{Phase: p, Events: len(tl.Events)}) }
+		defer phase(PhaseDone)
+	}
+	phase(PhaseAnalysing)
 	res := analyze.Run(tl, analyze.Options{BinWidth: cfg.BinWidth, Seed: cfg.Seed, Align: cfg.Align})
 	res.Warnings = append(res.Warnings, SourceWarnings(tl)...)
 	if cfg.WhatIf {
+		phase(PhaseReplaying)
 		// A trace the simulator cannot replay still gets its report.
 		if wi, err := whatif.FromAnalysis(tl, res, cfg.WhatIfGiven, whatif.Options{Seeds: cfg.WhatIfSeeds}); err != nil {
 			res.Warnings = append(res.Warnings, err.Error())

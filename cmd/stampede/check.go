@@ -44,6 +44,7 @@ type gateFlags struct {
 func (g *gateFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringArrayVar(&g.failOn, "fail-on", nil, "fail (exit 1) when this rule holds, e.g. 'amplification > 4', periodic, uncapped, 'http_throttle_rate > 5%' (repeatable; see 'stampede check --help')")
+	completeFailOn(cmd)
 	fl.StringVar(&g.junit, "junit", "", "also write the gate results as JUnit XML to FILE")
 	fl.StringVar(&g.summary, "summary", "", "also append the gate results as a Markdown table to FILE, e.g. $GITHUB_STEP_SUMMARY")
 	fl.StringVar(&g.unmeasurable, "unmeasurable", string(gate.UnmeasurableFail), "what a rule does when the input cannot give its metric (e.g. amplification without task ids): fail, warn (passes, marked warn; skipped in JUnit) or pass")

@@ -109,6 +109,7 @@ func (f *inputFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.layers, "layer", nil, "layer of JSON-lines records that do not name theirs: attempt or call for every file, or FILE=attempt|call for one (repeatable); default: attempt for an access log in JSON, else call")
 	fl.StringArrayVar(&f.fields, "field", nil, "JSON-lines field mapping FIELD=KEY, e.g. start=start_time (repeatable)")
 	fl.StringArrayVar(&f.classRules, "class", nil, "traffic class rule CLASS=FIELD:SUBSTRING, e.g. batch=route:/batch/ (repeatable; first match wins)")
+	completeInputFormat(cmd)
 	f.limits.register(cmd)
 }
 
@@ -261,6 +262,7 @@ func newAnalyzeCmd() *cobra.Command {
 	}
 	o.inputs.register(cmd)
 	cmd.Flags().StringVar(&o.format, "format", "table", "report format: table, markdown (with -o: PNG charts beside it), json or html (self-contained, inline SVG charts)")
+	completeReportFormat(cmd)
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write the report to FILE instead of standard output")
 	widthFlag(cmd, &o.width)
 	o.analysisFlags.register(cmd)

@@ -367,3 +367,33 @@ func TestColorFlag(t *testing.T) {
 		}
 	}
 }
+
+func TestCompletion(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want []string // completions that must be offered, without descriptions
+	}{
+		{[]string{"analyze", "--format", ""}, []string{"table", "markdown", "json", "html"}},
+		{[]string{"whatif", "--format", ""}, []string{"table", "json"}},
+		{[]string{"check", "--fail-on", ""}, []string{"amplification", "periodic", "http_throttle_rate"}},
+		{[]string{"analyze", "--fail-on", ""}, []string{"amplification"}},
+		{[]string{"ingest", "--input-format", ""}, []string{"nginx", "jsonl", "envoy"}},
+		{[]string{"analyze", "--input-format", "a.log="}, []string{"a.log=nginx", "a.log=jsonl"}},
+	} {
+		out, _, err := run(t, append([]string{"__complete"}, tt.args...)...)
+		if err != nil {
+			t.Errorf("%v: %v", tt.args, err)
+			continue
+		}
+		offered := map[string]bool{}
+		for _, line := range strings.Split(out, "\n") {
+			name, _, _ := strings.Cut(line, "\t")
+			offered[name] = true
+		}
+		for _, w := range tt.want {
+			if !offered[w] {
+				t.Errorf("%v: %q not offered in\n%s", tt.args, w, out)
+			}
+		}
+	}
+}

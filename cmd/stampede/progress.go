@@ -33,6 +33,14 @@ type progressBar struct {
 	last   stampede.Progress
 	drawn  int // width of the line on screen, to blank it out
 	closed bool
+	// idle: the reading is over and no later phase has begun, so there is
+	// nothing to draw (the caller may be writing to the terminal).
+	idle bool
+	// phase and phaseStart are the phase after reading and when it began.
+	phase      string
+	events     int
+	phaseStart time.Time
+	now        func() time.Time
 
 	stop chan struct{}
 	done chan struct{}
@@ -94,6 +102,17 @@ func (p *progressBar) update(pr stampede.Progress) {
 	if p.closed {
 		return
 	}
+	switch pr.Phase {
+	case stampede.PhaseReading:
+	case stampede.PhaseDone:
+		// The result is about to be written: the line goes now.
+		p.blankLocked()
+		p.idle = true
+		return
+	default:
+		p.phase, p.events, p.phaseStart, p.idle = pr.Phase, pr.Events, p.clock(), false
+		return
+	}
 	// Parallel files report out of order; progress only moves forward.
 	if pr.Bytes >= p.last.Bytes {
 		p.last.Bytes = pr.Bytes
@@ -102,18 +121,31 @@ func (p *progressBar) update(pr stampede.Progress) {
 	p.last.FilesDone = max(p.last.FilesDone, pr.FilesDone)
 	p.last.TotalBytes, p.last.Files = pr.TotalBytes, pr.Files
 	if p.last.Files > 0 && p.last.FilesDone >= p.last.Files {
-		p.clearLocked()
+		// A command that only reads writes next; one that analyses says
+		// so, and the bar comes back for it.
+		p.blankLocked()
+		p.idle = true
 	}
+}
+
+func (p *progressBar) clock() time.Time {
+	if p.now != nil {
+		return p.now()
+	}
+	return time.Now()
 }
 
 // draw writes the current line over the previous one.
 func (p *progressBar) draw(now time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed {
+	if p.closed || p.idle {
 		return
 	}
 	line := formatProgress(p.last, now.Sub(p.start))
+	if p.phase != "" {
+		line = formatPhase(p.phase, p.events, now.Sub(p.phaseStart))
+	}
 	pad := ""
 	if n := len(line); n < p.drawn {
 		pad = strings.Repeat(" ", p.drawn-n)
@@ -143,12 +175,37 @@ func (p *progressBar) clearLocked() {
 	if p.stop != nil {
 		close(p.stop)
 	}
-	// Spaces rather than an erase-line escape: every terminal, dumb ones
-	// included, understands a carriage return and blanks.
+	p.blankLocked()
+}
+
+// blankLocked takes the line off the screen. Spaces rather than an
+// erase-line escape: every terminal, dumb ones included, understands a
+// carriage return and blanks.
+func (p *progressBar) blankLocked() {
 	if p.drawn > 0 {
 		fmt.Fprint(p.w, "\r"+strings.Repeat(" ", p.drawn)+"\r")
 		p.drawn = 0
 	}
+}
+
+// formatPhase renders the line after reading, e.g.
+//
+//	analysing 24,944 events…  3.2s
+func formatPhase(phase string, events int, elapsed time.Duration) string {
+	what := phase
+	if phase == stampede.PhaseReplaying {
+		what = "replaying the what-if on"
+	}
+	return fmt.Sprintf("%s %s events…  %.1fs", what, formatThousands(events), elapsed.Seconds())
+}
+
+// formatThousands writes n with thousands separators.
+func formatThousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // formatProgress renders one status line, e.g.

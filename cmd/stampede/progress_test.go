@@ -133,3 +133,46 @@ func TestProgressBarDrawsAndClears(t *testing.T) {
 		t.Errorf("bar drew %q after it was cleared", out.String())
 	}
 }
+
+// TestProgressThroughAnalysis: once the files are read the bar leaves the
+// line, comes back for the analysis with its own clock, and leaves for
+// good when the library says it is done, before the report is written.
+func TestProgressThroughAnalysis(t *testing.T) {
+	var out bytes.Buffer
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := start
+	bar := &progressBar{w: &out, start: start, now: func() time.Time { return now }}
+	steps := []struct {
+		name   string
+		update *stampede.Progress
+		at     time.Duration
+		want   string // what the draw after the update writes; "" nothing
+	}{
+		{name: "reading", update: &stampede.Progress{Bytes: 5, TotalBytes: 10, Lines: 1, Files: 1}, at: time.Second, want: "\r[##########..........]  50%"},
+		{name: "read: the line goes", update: &stampede.Progress{Bytes: 10, TotalBytes: 10, Lines: 2, FilesDone: 1, Files: 1}, at: 2 * time.Second, want: ""},
+		{name: "analysing", update: &stampede.Progress{Phase: stampede.PhaseAnalysing, Events: 24944}, at: 5 * time.Second, want: "\ranalysing 24,944 events…  3.0s"},
+		{name: "replaying", update: &stampede.Progress{Phase: stampede.PhaseReplaying, Events: 24944}, at: 6 * time.Second, want: "\rreplaying the what-if on 24,944 events…  1.0s"},
+		{name: "done: the line goes for good", update: &stampede.Progress{Phase: stampede.PhaseDone, Events: 24944}, at: 7 * time.Second, want: ""},
+	}
+	for _, st := range steps {
+		if st.name == "analysing" {
+			now = start.Add(2 * time.Second)
+		}
+		if st.name == "replaying" {
+			now = start.Add(5 * time.Second)
+		}
+		bar.update(*st.update)
+		before := out.Len()
+		bar.draw(start.Add(st.at))
+		drawn := out.String()[before:]
+		switch {
+		case st.want == "" && drawn != "":
+			t.Errorf("%s: drew %q, want nothing", st.name, drawn)
+		case st.want != "" && !strings.HasPrefix(drawn, st.want):
+			t.Errorf("%s: drew %q, want it to start %q", st.name, drawn, st.want)
+		}
+	}
+	if !strings.HasSuffix(out.String(), "\r") {
+		t.Errorf("the last line was not blanked: %q", out.String())
+	}
+}

@@ -146,6 +146,7 @@ Token sizes are not in access logs: give --task-tokens and --interactive-tokens
 	o.flags.register(cmd)
 	cmd.Flags().StringVar(&o.scenario, "scenario", "", "take the parameters from a scenario file (JSON) instead of logs")
 	cmd.Flags().StringVar(&o.format, "format", "table", "report format: table, markdown, json or html")
+	completeReportFormat(cmd)
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write the comparison to FILE instead of standard output")
 	widthFlag(cmd, &o.width)
 	return cmd
