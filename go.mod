@@ -3,7 +3,9 @@ module github.com/stampede/stampede
 go 1.26
 
 require (
+	github.com/agnivade/levenshtein v1.2.2
 	github.com/apache/arrow/go/v17 v17.0.0
+	github.com/dustin/go-humanize v1.1.0
 	github.com/klauspost/compress v1.17.9
 	github.com/mattn/go-isatty v0.0.20
 	github.com/mattn/go-runewidth v0.0.19

@@ -4,11 +4,15 @@ import (
 	"math"
 	"sort"
 
+	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // percentileSorted is the p-quantile (0..1) of ascending values by linear
-// interpolation between closest ranks, so it is monotone in p.
+// interpolation between closest ranks, so it is monotone in p. This is the
+// estimator numpy and spreadsheets default to (Hyndman and Fan's type 7);
+// gonum's stat.Quantile offers only the empirical CDF and its type-4
+// interpolation, which would move every percentile the reports give.
 func percentileSorted(sorted []float64, p float64) float64 {
 	n := len(sorted)
 	if n == 0 {
@@ -41,48 +45,25 @@ func meanSigma(values []float64) (mean, sigma float64) {
 	if len(values) == 0 {
 		return 0, 0
 	}
-	for _, v := range values {
-		mean += v
-	}
-	mean /= float64(len(values))
-	var ss float64
-	for _, v := range values {
-		d := v - mean
-		ss += d * d
-	}
-	return mean, math.Sqrt(ss / float64(len(values)))
+	return stat.PopMeanStdDev(values, nil)
 }
 
 // lineFit is the least-squares line y = a + b*x and its coefficient of
-// determination.
+// determination. A vertical spread of x gives no slope (b = 0, R² 0), and
+// points on a flat line fit it exactly (R² 1): gonum would give NaN for
+// both.
 func lineFit(x, y []float64) (a, b, r2 float64) {
-	n := float64(len(x))
 	if len(x) < 2 {
 		return 0, 0, 0
 	}
-	var mx, my float64
-	for i := range x {
-		mx += x[i]
-		my += y[i]
+	if stat.Variance(x, nil) == 0 {
+		return stat.Mean(y, nil), 0, 0
 	}
-	mx /= n
-	my /= n
-	var sxx, sxy, syy float64
-	for i := range x {
-		dx, dy := x[i]-mx, y[i]-my
-		sxx += dx * dx
-		sxy += dx * dy
-		syy += dy * dy
-	}
-	if sxx == 0 {
-		return my, 0, 0
-	}
-	b = sxy / sxx
-	a = my - b*mx
-	if syy == 0 {
+	a, b = stat.LinearRegression(x, y, nil, false)
+	if stat.Variance(y, nil) == 0 {
 		return a, b, 1
 	}
-	return a, b, sxy * sxy / (sxx * syy)
+	return a, b, stat.RSquared(x, y, nil, a, b)
 }
 
 // geometricFit fits size_i = s0 * ratio^i as a Poisson GLM (fitDecay);

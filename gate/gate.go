@@ -24,6 +24,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/agnivade/levenshtein"
+
 	"github.com/stampede/stampede/analyze"
 )
 
@@ -182,7 +184,7 @@ func cutOp(s string) (Op, string) {
 func suggest(name string) string {
 	best, bestDist := "", 4
 	for _, m := range metrics {
-		if d := editDistance(strings.ToLower(name), m.Name); d < bestDist {
+		if d := levenshtein.ComputeDistance(strings.ToLower(name), m.Name); d < bestDist {
 			best, bestDist = m.Name, d
 		}
 	}
@@ -190,26 +192,6 @@ func suggest(name string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %s?)", best)
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // Names lists the metric names, sorted, for help and error messages.

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/mattn/go-isatty"
 
 	"github.com/stampede/stampede"
@@ -196,16 +197,7 @@ func formatPhase(phase string, events int, elapsed time.Duration) string {
 	if phase == stampede.PhaseReplaying {
 		what = "replaying the what-if on"
 	}
-	return fmt.Sprintf("%s %s events…  %.1fs", what, formatThousands(events), elapsed.Seconds())
-}
-
-// formatThousands writes n with thousands separators.
-func formatThousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
+	return fmt.Sprintf("%s %s events…  %.1fs", what, humanize.Comma(int64(events)), elapsed.Seconds())
 }
 
 // formatProgress renders one status line, e.g.
@@ -241,22 +233,7 @@ func formatProgress(pr stampede.Progress, elapsed time.Duration) string {
 }
 
 // formatBytes uses decimal units, as MB/s conventionally are.
-func formatBytes(n int64) string {
-	const unit = 1000
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	v, suffixes := float64(n)/unit, "kMGTPE"
-	i := 0
-	for v >= unit && i < len(suffixes)-1 {
-		v /= unit
-		i++
-	}
-	if v < 10 {
-		return fmt.Sprintf("%.1f %cB", v, suffixes[i])
-	}
-	return fmt.Sprintf("%.0f %cB", v, suffixes[i])
-}
+func formatBytes(n int64) string { return humanize.Bytes(uint64(max(n, 0))) }
 
 // formatCount shortens a rate to three significant figures: 850k, 1.20M.
 func formatCount(v float64) string {
