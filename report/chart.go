@@ -299,21 +299,31 @@ func RateChart(r *analyze.Result, points []RatePoint, class string) (*Chart, err
 	if err := add(badP, "error", colourError, func(pt RatePoint) float64 { return pt.Errored }); err != nil {
 		return nil, fmt.Errorf("rate chart: %w", err)
 	}
+	// A panel with nothing to draw (no attempt refused, or none got
+	// through) is left out; a chart with neither still shows its axes.
+	hasOK := len(c.Series) > 0 && c.Series[0] == "ok"
+	hasBad := len(c.Series) > 1 || (len(c.Series) == 1 && !hasOK)
+	switch {
+	case hasOK && hasBad:
+		c.panels = []panel{{p: okP, weight: 1}, {p: badP, weight: 2}}
+		c.height = ChartHeight * 5 / 4
+	case hasOK:
+		c.panels = []panel{{p: okP, weight: 1}}
+	default:
+		c.panels = []panel{{p: badP, weight: 1}}
+	}
 	end := points[len(points)-1].Offset
-	for _, p := range []*plot.Plot{okP, badP} {
+	for i, pn := range c.panels {
+		p := pn.p
 		p.X.Min, p.X.Max, p.Y.Min = 0, end, 0
 		p.Y.Max = math.Max(p.Y.Max, 1)
 		headroom(p)
-	}
-	if len(r.Waves.Waves) > 0 {
-		for i, p := range []*plot.Plot{okP, badP} {
+		if len(r.Waves.Waves) > 0 {
 			if err := markVertical(p, c, "wave start", waveOffsets(r), i == 0); err != nil {
 				return nil, fmt.Errorf("rate chart: %w", err)
 			}
 		}
 	}
-	c.panels = []panel{{p: okP, weight: 1}, {p: badP, weight: 2}}
-	c.height = ChartHeight * 5 / 4
 	return c, nil
 }
 

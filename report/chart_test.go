@@ -347,3 +347,63 @@ func TestChartsAlign(t *testing.T) {
 		t.Errorf("data area %.2f to %.2f, want the axis margins", first.Min.X, first.Max.X)
 	}
 }
+
+// TestRatePanels: ok and refused attempts each get a panel on their own
+// scale, and a panel with nothing to draw is left out.
+func TestRatePanels(t *testing.T) {
+	r := incidentResult()
+	tests := []struct {
+		name       string
+		ok, thr    float64
+		wantPanels []string
+	}{
+		{"both", 4, 1150, []string{"ok / s", "throttled, error / s"}},
+		{"nothing refused", 4, 0, []string{"ok / s"}},
+		{"nothing through", 0, 1150, []string{"throttled, error / s"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pts := make([]RatePoint, 60)
+			for i := range pts {
+				pts[i] = RatePoint{Offset: float64(i), OK: tt.ok, Throttled: tt.thr}
+			}
+			c, err := RateChart(r, pts, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, pn := range c.panels {
+				got = append(got, pn.p.Y.Label.Text)
+			}
+			if strings.Join(got, "|") != strings.Join(tt.wantPanels, "|") {
+				t.Errorf("panels %q, want %q", got, tt.wantPanels)
+			}
+			// Each panel's scale is its own: the ok panel tops near 4,
+			// not near 1,150.
+			if top := c.panels[0].p.Y.Max; tt.ok > 0 && top > 2*tt.ok {
+				t.Errorf("ok panel runs to %g", top)
+			}
+		})
+	}
+}
+
+// TestMergeInteractive: a long incident's windows merge into at most
+// maxChartPoints, the counts added up and the slowest latency kept.
+func TestMergeInteractive(t *testing.T) {
+	pts := make([]InteractivePoint, 3*maxChartPoints+1)
+	for i := range pts {
+		pts[i] = InteractivePoint{Offset: float64(5 * i), Attempts: 2, Throttled: 1, LatencyP95: 0.1}
+	}
+	pts[7].LatencyP95 = 30
+	got, k := mergeInteractive(pts, maxChartPoints)
+	if len(got) > maxChartPoints || k != 4 {
+		t.Fatalf("%d windows of %d", len(got), k)
+	}
+	var attempts float64
+	for _, p := range got {
+		attempts += p.Attempts
+	}
+	if attempts != float64(2*len(pts)) || got[1].LatencyP95 != 30 || got[0].LatencyP95 != 0.1 {
+		t.Errorf("attempts %g (want %d), latencies %g, %g", attempts, 2*len(pts), got[0].LatencyP95, got[1].LatencyP95)
+	}
+}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"slices"
 
 	"gonum.org/v1/plot"
@@ -25,6 +26,7 @@ func StarvationChart(r *analyze.Result, points []InteractivePoint) (*Chart, erro
 	if len(points) == 0 {
 		return nil, fmt.Errorf("starvation chart: no interactive windows")
 	}
+	points, _ = mergeInteractive(points, maxChartPoints)
 	step := 1.0
 	if len(points) > 1 {
 		step = points[1].Offset - points[0].Offset
@@ -92,6 +94,29 @@ func StarvationChart(r *analyze.Result, points []InteractivePoint) (*Chart, erro
 	c.panels = append(c.panels, panel{p: lat, weight: 1})
 	c.height = ChartHeight * 5 / 4
 	return c, nil
+}
+
+// mergeInteractive merges runs of k windows into one, k the fewest that
+// leave at most max: counts added up, so the share is the run's, and the
+// slowest latency of the run kept, so a slow spell keeps its height.
+func mergeInteractive(points []InteractivePoint, max int) ([]InteractivePoint, int) {
+	k := (len(points) + max - 1) / max
+	if k <= 1 {
+		return points, 1
+	}
+	out := make([]InteractivePoint, 0, (len(points)+k-1)/k)
+	for lo := 0; lo < len(points); lo += k {
+		pt := InteractivePoint{Offset: points[lo].Offset}
+		for _, q := range points[lo:min(lo+k, len(points))] {
+			pt.Attempts += q.Attempts
+			pt.Throttled += q.Throttled
+			pt.BatchAttempts += q.BatchAttempts
+			pt.Calls += q.Calls
+			pt.LatencyP50, pt.LatencyP95 = math.Max(pt.LatencyP50, q.LatencyP50), math.Max(pt.LatencyP95, q.LatencyP95)
+		}
+		out = append(out, pt)
+	}
+	return out, k
 }
 
 // batchSpans are the runs of windows whose batch attempts exceed their
