@@ -296,7 +296,7 @@ func TestHostileInputReports(t *testing.T) {
 			}
 			for _, f := range []report.Format{report.FormatTable, report.FormatMarkdown, report.FormatJSON, report.FormatHTML} {
 				var buf bytes.Buffer
-				opts := report.Options{Series: report.Series{Rate: report.RateSeries(tl, res), RateByClass: report.RateSeriesByClass(tl, res)}}
+				opts := report.Options{Series: report.NewSeries(tl, res)}
 				if err := report.RenderWith(&buf, res, f, opts); err != nil {
 					t.Fatalf("render %s: %v", f, err)
 				}
@@ -528,7 +528,7 @@ func TestAnalysisIsDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := map[report.Format][]byte{}
-		opts := report.Options{Series: report.Series{Rate: report.RateSeries(tl, res), RateByClass: report.RateSeriesByClass(tl, res)}}
+		opts := report.Options{Series: report.NewSeries(tl, res)}
 		for _, f := range []report.Format{report.FormatTable, report.FormatMarkdown, report.FormatJSON, report.FormatHTML} {
 			var buf bytes.Buffer
 			if err := report.RenderWith(&buf, res, f, opts); err != nil {

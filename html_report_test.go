@@ -23,7 +23,7 @@ func TestHTMLReportBundledIncident(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	series := report.Series{Rate: report.RateSeries(tl, res), RateByClass: report.RateSeriesByClass(tl, res)}
+	series := report.NewSeries(tl, res)
 	var buf bytes.Buffer
 	if err := report.RenderWith(&buf, res, report.FormatHTML, report.Options{Series: series}); err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"image/color"
-	"io"
 	"math"
 	"strings"
 	"time"
@@ -22,10 +21,11 @@ import (
 // up across logs, and the absolute start lets a reader find the moment in
 // their dashboards.
 
-// ChartWidth and ChartHeight are the size of every chart.
+// ChartWidth and ChartHeight are the size of a chart: 800 x 400 at 96
+// dpi, the width a report displays it at (PNGs are drawn at ChartDPI).
 const (
-	ChartWidth  = 8 * vg.Inch
-	ChartHeight = 4 * vg.Inch
+	ChartWidth  vg.Length = 600 // points: 800 px at 96 dpi
+	ChartHeight vg.Length = 300
 )
 
 // ImageFormat is a chart file format.
@@ -36,7 +36,7 @@ const (
 	ImageSVG ImageFormat = "svg"
 )
 
-// Chart is one named plot, ready to draw.
+// Chart is one named chart of one or more panels, ready to draw.
 type Chart struct {
 	// Name is a short file-name stem, e.g. "waves".
 	Name string
@@ -45,19 +45,17 @@ type Chart struct {
 	// Series names what is drawn, in legend order, so tests and readers
 	// can tell an empty chart from a full one.
 	Series []string
-	plot   *plot.Plot
+	// title is drawn above the chart; height is 0 for ChartHeight.
+	title  string
+	height vg.Length
+	panels []panel
+	legend []legendEntry
 }
 
-// Write draws the chart in the given format at ChartWidth x ChartHeight.
-func (c *Chart) Write(w io.Writer, f ImageFormat) error {
-	wt, err := c.plot.WriterTo(ChartWidth, ChartHeight, string(f))
-	if err != nil {
-		return fmt.Errorf("chart %s: %w", c.Name, err)
-	}
-	if _, err := wt.WriteTo(w); err != nil {
-		return fmt.Errorf("chart %s: %w", c.Name, err)
-	}
-	return nil
+// addLegend adds a legend entry, which also names a series.
+func (c *Chart) addLegend(name string, thumbs ...plot.Thumbnailer) {
+	c.legend = append(c.legend, legendEntry{name, thumbs})
+	c.Series = append(c.Series, name)
 }
 
 // Colours chosen to stay distinct for the common colour-vision
@@ -101,6 +99,13 @@ func Charts(r *analyze.Result, series Series) ([]*Chart, error) {
 		}
 		charts = append(charts, c)
 	}
+	if len(series.Interactive) > 0 {
+		c, err := StarvationChart(r, series.Interactive)
+		if err != nil {
+			return nil, err
+		}
+		charts = append(charts, c)
+	}
 	if len(r.Waves.ACFCurve) > 0 {
 		c, err := ACFChart(r, r.Waves.ACFCurve, r.Waves.ACFLagStep)
 		if err != nil {
@@ -125,6 +130,9 @@ type Series struct {
 	Rate []RatePoint
 	// RateByClass is the same per traffic class, in a stable order.
 	RateByClass []ClassRate
+	// Interactive is the interactive class's throttling and latency by
+	// window, for the starvation chart.
+	Interactive []InteractivePoint
 }
 
 // ClassRate is the per-second series of one traffic class.
@@ -141,22 +149,29 @@ type RatePoint struct {
 	OK, Throttled, Errored float64
 }
 
-func newPlot(title, x, y string) *plot.Plot {
+func newPlot(x, y string) *plot.Plot {
 	p := plot.New()
-	p.Title.Text = title
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
-	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	return p
 }
 
-// startLabel is the x-axis label: seconds after the start, in UTC.
+// newTimePlot is a plot over seconds after the incident start, its ticks
+// labelled with the offset and the UTC clock.
+func newTimePlot(r *analyze.Result, y string) *plot.Plot {
+	p := newPlot(startLabel(r), y)
+	p.X.Tick.Marker = timeTicks{r.Window.Start}
+	return p
+}
+
+// startLabel is the x-axis label: what the two tick lines are, and the
+// start in UTC with its date, which the ticks leave out.
 func startLabel(r *analyze.Result) string {
 	if r.Window.Start.IsZero() {
-		return "time since incident start (s)"
+		return "time since incident start"
 	}
-	return "time since incident start (s), start = " + r.Window.Start.UTC().Format("2006-01-02 15:04:05Z")
+	return "time since incident start, and UTC clock; start = " + r.Window.Start.UTC().Format("2006-01-02 15:04:05Z")
 }
 
 func sinceStart(r *analyze.Result, t time.Time) float64 { return t.Sub(r.Window.Start).Seconds() }
@@ -168,7 +183,8 @@ func WaveChart(r *analyze.Result) (*Chart, error) {
 	if len(waves) == 0 {
 		return nil, fmt.Errorf("wave chart: no waves")
 	}
-	p := newPlot("Retry wave sizes", startLabel(r), "calls in wave (first attempts)")
+	c := &Chart{Name: "waves", Title: "Wave sizes and their geometric decay", title: "Retry wave sizes"}
+	p := newTimePlot(r, "calls in wave (first attempts)")
 	sizes := make(plotter.XYs, len(waves))
 	for i, w := range waves {
 		sizes[i] = plotter.XY{X: sinceStart(r, w.Start), Y: float64(w.Size)}
@@ -188,8 +204,7 @@ func WaveChart(r *analyze.Result) (*Chart, error) {
 		p.Add(stem)
 	}
 	p.Add(bars)
-	series := []string{"wave size"}
-	p.Legend.Add("wave size", bars)
+	c.addLegend("wave size", bars)
 	if ratio := r.Waves.DecayRatio; ratio > 0 && len(waves) >= 2 {
 		fit := geometricFit(r, ratio)
 		line, err := plotter.NewLine(fit)
@@ -198,16 +213,15 @@ func WaveChart(r *analyze.Result) (*Chart, error) {
 		}
 		line.Color, line.Width, line.Dashes = colourFit, vg.Points(2), []vg.Length{vg.Points(6), vg.Points(3)}
 		p.Add(line)
-		name := fmt.Sprintf("fitted decay: ×%.2f per wave (R² %.2f)", ratio, r.Waves.DecayR2)
-		p.Legend.Add(name, line)
-		series = append(series, name)
+		c.addLegend(fmt.Sprintf("fitted decay: ×%.2f per wave (R² %.2f)", ratio, r.Waves.DecayR2), line)
 	}
 	p.X.Min, p.Y.Min = 0, 0
 	// The axis runs to the end of the incident, so the quiet after the
 	// last wave shows too.
 	p.X.Max = math.Max(p.X.Max, r.Window.Duration)
 	headroom(p)
-	return &Chart{Name: "waves", Title: "Wave sizes and their geometric decay", Series: series, plot: p}, nil
+	c.panels = []panel{{p: p, weight: 1}}
+	return c, nil
 }
 
 // geometricFit places size_k = a·ratio^k through the waves, with a the
@@ -236,7 +250,11 @@ func geometricFit(r *analyze.Result, ratio float64) plotter.XYs {
 
 // RateChart draws attempts per second by outcome, with each detected wave's
 // start marked, so the waves show as the spikes they are. class names the
-// traffic class the points cover; "" is all traffic.
+// traffic class the points cover; "" is all traffic. Successful attempts
+// get a panel of their own above the failed ones, each on its own scale: a
+// few calls a second getting through beside a thousand throttled vanish on
+// a shared linear axis, and a log axis has no place for the seconds with
+// none.
 func RateChart(r *analyze.Result, points []RatePoint, class string) (*Chart, error) {
 	if len(points) == 0 {
 		return nil, fmt.Errorf("rate chart: no per-second counts")
@@ -251,9 +269,9 @@ func RateChart(r *analyze.Result, points []RatePoint, class string) (*Chart, err
 	if k > 1 {
 		caption += fmt.Sprintf("; each point is the busiest second of %d s", k)
 	}
-	p := newPlot(title, startLabel(r), "attempts per second")
-	var series []string
-	add := func(name string, c color.Color, pick func(RatePoint) float64) error {
+	c := &Chart{Name: name, Title: caption, title: title}
+	okP, badP := newTimePlot(r, "ok / s"), newTimePlot(r, "throttled, error / s")
+	add := func(p *plot.Plot, name string, col color.Color, pick func(RatePoint) float64) error {
 		xys := make(plotter.XYs, len(points))
 		any := false
 		for i, pt := range points {
@@ -267,30 +285,46 @@ func RateChart(r *analyze.Result, points []RatePoint, class string) (*Chart, err
 		if err != nil {
 			return err
 		}
-		l.Color, l.Width = c, vg.Points(1.5)
+		l.Color, l.Width = col, vg.Points(1.5)
 		p.Add(l)
-		p.Legend.Add(name, l)
-		series = append(series, name)
+		c.addLegend(name, l)
 		return nil
 	}
-	if err := add("ok", colourOK, func(pt RatePoint) float64 { return pt.OK }); err != nil {
+	if err := add(okP, "ok", colourOK, func(pt RatePoint) float64 { return pt.OK }); err != nil {
 		return nil, fmt.Errorf("rate chart: %w", err)
 	}
-	if err := add("throttled", colourThrottled, func(pt RatePoint) float64 { return pt.Throttled }); err != nil {
+	if err := add(badP, "throttled", colourThrottled, func(pt RatePoint) float64 { return pt.Throttled }); err != nil {
 		return nil, fmt.Errorf("rate chart: %w", err)
 	}
-	if err := add("error", colourError, func(pt RatePoint) float64 { return pt.Errored }); err != nil {
+	if err := add(badP, "error", colourError, func(pt RatePoint) float64 { return pt.Errored }); err != nil {
 		return nil, fmt.Errorf("rate chart: %w", err)
 	}
-	p.X.Min, p.Y.Min = 0, 0
-	headroom(p)
-	if len(r.Waves.Waves) > 0 {
-		if err := markVertical(p, "wave start", waveOffsets(r)); err != nil {
-			return nil, fmt.Errorf("rate chart: %w", err)
+	// A panel with nothing to draw (no attempt refused, or none got
+	// through) is left out; a chart with neither still shows its axes.
+	hasOK := len(c.Series) > 0 && c.Series[0] == "ok"
+	hasBad := len(c.Series) > 1 || (len(c.Series) == 1 && !hasOK)
+	switch {
+	case hasOK && hasBad:
+		c.panels = []panel{{p: okP, weight: 1}, {p: badP, weight: 2}}
+		c.height = ChartHeight * 5 / 4
+	case hasOK:
+		c.panels = []panel{{p: okP, weight: 1}}
+	default:
+		c.panels = []panel{{p: badP, weight: 1}}
+	}
+	end := points[len(points)-1].Offset
+	for i, pn := range c.panels {
+		p := pn.p
+		p.X.Min, p.X.Max, p.Y.Min = 0, end, 0
+		p.Y.Max = math.Max(p.Y.Max, 1)
+		headroom(p)
+		if len(r.Waves.Waves) > 0 {
+			if err := markVertical(p, c, "wave start", waveOffsets(r), i == 0); err != nil {
+				return nil, fmt.Errorf("rate chart: %w", err)
+			}
 		}
-		series = append(series, "wave start")
 	}
-	return &Chart{Name: name, Title: caption, Series: series, plot: p}, nil
+	return c, nil
 }
 
 // maxChartPoints bounds the points a time chart draws, about one per
@@ -347,19 +381,18 @@ func waveOffsets(r *analyze.Result) []float64 {
 	return xs
 }
 
-// headroom raises the y axis so the legend, top right, does not cover the
-// tallest data.
+// headroom leaves a little room above the tallest data.
 func headroom(p *plot.Plot) {
-	p.Y.Max += 0.2 * (p.Y.Max - p.Y.Min)
+	p.Y.Max += 0.05 * (p.Y.Max - p.Y.Min)
 }
 
 // markVertical draws a dashed vertical line at each x across the plot's
-// current y range, with one legend entry.
-func markVertical(p *plot.Plot, name string, xs []float64) error {
-	return markVerticalIn(p, name, xs, colourMark, []vg.Length{vg.Points(4), vg.Points(3)})
+// current y range, with a legend entry in c when legend is set.
+func markVertical(p *plot.Plot, c *Chart, name string, xs []float64, legend bool) error {
+	return markVerticalIn(p, c, name, xs, colourMark, []vg.Length{vg.Points(4), vg.Points(3)}, legend)
 }
 
-func markVerticalIn(p *plot.Plot, name string, xs []float64, c color.Color, dashes []vg.Length) error {
+func markVerticalIn(p *plot.Plot, c *Chart, name string, xs []float64, col color.Color, dashes []vg.Length, legend bool) error {
 	// Add has already widened the axis to the data drawn so far.
 	ymin, ymax := p.Y.Min, p.Y.Max
 	if ymax <= ymin {
@@ -370,10 +403,10 @@ func markVerticalIn(p *plot.Plot, name string, xs []float64, c color.Color, dash
 		if err != nil {
 			return err
 		}
-		l.Color, l.Dashes = c, dashes
+		l.Color, l.Dashes = col, dashes
 		p.Add(l)
-		if i == 0 {
-			p.Legend.Add(name, l)
+		if i == 0 && legend {
+			c.addLegend(name, l)
 		}
 	}
 	return nil
@@ -388,7 +421,8 @@ func ACFChart(r *analyze.Result, acf []float64, lagStep float64) (*Chart, error)
 	if len(acf) == 0 || !(lagStep > 0) {
 		return nil, fmt.Errorf("acf chart: no autocorrelation values")
 	}
-	p := newPlot("Autocorrelation of "+strings.TrimSpace(r.Waves.Series), "lag (s)", "autocorrelation")
+	c := &Chart{Name: "acf", Title: "Autocorrelation with the detected period marked", title: "Autocorrelation of " + strings.TrimSpace(r.Waves.Series)}
+	p := newPlot("lag (s)", "autocorrelation")
 	xys := make(plotter.XYs, len(acf))
 	for i, v := range acf {
 		xys[i] = plotter.XY{X: float64(i) * lagStep, Y: v}
@@ -399,8 +433,7 @@ func ACFChart(r *analyze.Result, acf []float64, lagStep float64) (*Chart, error)
 	}
 	l.Color, l.Width = colourOK, vg.Points(1.5)
 	p.Add(l)
-	p.Legend.Add("ACF", l)
-	series := []string{"ACF"}
+	c.addLegend("ACF", l)
 	maxLag := float64(len(acf)-1) * lagStep
 	if t := r.Waves.Threshold; t > 0 {
 		th, err := plotter.NewLine(plotter.XYs{{X: 0, Y: t}, {X: maxLag, Y: t}})
@@ -409,9 +442,7 @@ func ACFChart(r *analyze.Result, acf []float64, lagStep float64) (*Chart, error)
 		}
 		th.Color, th.Width, th.Dashes = colourThrottled, vg.Points(1.5), []vg.Length{vg.Points(2), vg.Points(2)}
 		p.Add(th)
-		name := fmt.Sprintf("99%% surrogate threshold %.2f", t)
-		p.Legend.Add(name, th)
-		series = append(series, name)
+		c.addLegend(fmt.Sprintf("99%% surrogate threshold %.2f", t), th)
 	}
 	p.X.Min, p.X.Max = 0, maxLag
 	p.Y.Min, p.Y.Max = math.Min(p.Y.Min, -0.2), 1
@@ -424,49 +455,56 @@ func ACFChart(r *analyze.Result, acf []float64, lagStep float64) (*Chart, error)
 			marks = append(marks, float64(k)*w.Period)
 		}
 		name := fmt.Sprintf("period %.2f s and harmonics", w.Period)
-		if err := markVertical(p, name, marks); err != nil {
+		if err := markVertical(p, c, name, marks, true); err != nil {
 			return nil, fmt.Errorf("acf chart: %w", err)
 		}
-		series = append(series, name)
 	case w.BestLag > 0 && w.BestLag <= maxLag:
 		name := fmt.Sprintf("best repeat %.2f s (not significant)", w.BestLag)
-		if err := markVertical(p, name, []float64{w.BestLag}); err != nil {
+		if err := markVertical(p, c, name, []float64{w.BestLag}, true); err != nil {
 			return nil, fmt.Errorf("acf chart: %w", err)
 		}
-		series = append(series, name)
 	}
-	if c := w.IntraWaveSpacing; c > 0 && w.Period > 0 {
+	if sp := w.IntraWaveSpacing; sp > 0 && w.Period > 0 {
 		// The comb repeats inside one wave only: marks up to half the
 		// period, where it would otherwise blur into the period's own
 		// shoulders.
 		var marks []float64
-		for k := 1; float64(k)*c <= w.Period/2+1e-9 && float64(k)*c <= maxLag; k++ {
-			marks = append(marks, float64(k)*c)
+		for k := 1; float64(k)*sp <= w.Period/2+1e-9 && float64(k)*sp <= maxLag; k++ {
+			marks = append(marks, float64(k)*sp)
 		}
 		if len(marks) > 0 {
-			name := fmt.Sprintf("retry comb inside a wave, every %.2f s", c)
-			if err := markVerticalIn(p, name, marks, colourComb, []vg.Length{vg.Points(1), vg.Points(2)}); err != nil {
+			name := fmt.Sprintf("retry comb inside a wave, every %.2f s", sp)
+			if err := markVerticalIn(p, c, name, marks, colourComb, []vg.Length{vg.Points(1), vg.Points(2)}, true); err != nil {
 				return nil, fmt.Errorf("acf chart: %w", err)
 			}
-			series = append(series, name)
 		}
 	}
-	return &Chart{Name: "acf", Title: "Autocorrelation with the detected period marked", Series: series, plot: p}, nil
+	c.panels = []panel{{p: p, weight: 1}}
+	return c, nil
 }
 
 // ThrottleLoadChart draws the share of interactive attempts throttled
 // beside the batch attempt rate, with the waves marked: a throttle share
 // that stays up after the batch load has fallen back is a stampede still
-// draining, not load. The y axis is the share in percent, topped at a round
-// value just above its peak so a few percent still show; the batch rate is
-// scaled so its peak meets that top, which its legend entry states in
-// attempts per second (plot has no second axis).
+// draining, not load. The left axis is the share in percent, topped at a
+// round value just above its peak so a few percent still show; the batch
+// rate has the right axis, scaled so its peak meets that top.
 func ThrottleLoadChart(r *analyze.Result, points []LoadPoint) (*Chart, error) {
 	if len(points) == 0 {
 		return nil, fmt.Errorf("throttle chart: no per-second counts")
 	}
 	points, _ = meanWindows(points, maxChartPoints)
-	p := newPlot("Interactive throttling beside batch load", startLabel(r), "interactive attempts throttled (%)")
+	window := float64(loadWindow)
+	if len(points) > 1 {
+		// A long incident's points are several seconds each.
+		window = max(window, points[1].Offset-points[0].Offset)
+	}
+	c := &Chart{
+		Name:  "throttle-load",
+		Title: fmt.Sprintf("Share of interactive attempts throttled beside the batch attempt rate (%s s windows), waves marked", trimFloat(window)),
+		title: "Interactive throttling beside batch load",
+	}
+	p := newTimePlot(r, "interactive attempts throttled (%)")
 	peak, peakShare := 0.0, 0.0
 	for _, pt := range points {
 		peak = math.Max(peak, pt.BatchRate)
@@ -474,13 +512,7 @@ func ThrottleLoadChart(r *analyze.Result, points []LoadPoint) (*Chart, error) {
 			peakShare = math.Max(peakShare, 100*pt.InteractiveThrottled/pt.InteractiveAttempts)
 		}
 	}
-	top := 100.0
-	for _, t := range []float64{10, 20, 50} {
-		if peakShare*1.1 <= t {
-			top = t
-			break
-		}
-	}
+	top := shareTop(peakShare)
 	var share, load plotter.XYs
 	for _, pt := range points {
 		if pt.InteractiveAttempts > 0 {
@@ -490,7 +522,6 @@ func ThrottleLoadChart(r *analyze.Result, points []LoadPoint) (*Chart, error) {
 			load = append(load, plotter.XY{X: pt.Offset, Y: top * pt.BatchRate / peak})
 		}
 	}
-	var series []string
 	if len(load) > 0 {
 		l, err := plotter.NewLine(load)
 		if err != nil {
@@ -499,9 +530,7 @@ func ThrottleLoadChart(r *analyze.Result, points []LoadPoint) (*Chart, error) {
 		l.Color, l.Width = colourLoad, vg.Points(1)
 		l.FillColor = color.RGBA{0, 0, 0, 40}
 		p.Add(l)
-		name := fmt.Sprintf("batch attempts/s, scaled: peak %s/s = %s%%", trimFloat(peak), trimFloat(top))
-		p.Legend.Add(name, l)
-		series = append(series, name)
+		c.addLegend("batch attempts/s (right axis)", l)
 	}
 	if len(share) > 0 {
 		l, err := plotter.NewLine(share)
@@ -510,27 +539,35 @@ func ThrottleLoadChart(r *analyze.Result, points []LoadPoint) (*Chart, error) {
 		}
 		l.Color, l.Width = colourThrottled, vg.Points(2)
 		p.Add(l)
-		p.Legend.Add("interactive attempts throttled, %", l)
-		series = append(series, "interactive attempts throttled, %")
+		c.addLegend("interactive attempts throttled, % (left axis)", l)
 	}
-	if len(series) == 0 {
+	if len(c.Series) == 0 {
 		return nil, fmt.Errorf("throttle chart: no batch or interactive attempts")
 	}
-	p.X.Min, p.Y.Min, p.Y.Max = 0, 0, top
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, points[len(points)-1].Offset, 0, top
 	headroom(p)
 	if len(r.Waves.Waves) > 0 {
-		if err := markVertical(p, "wave start", waveOffsets(r)); err != nil {
+		if err := markVertical(p, c, "wave start", waveOffsets(r), true); err != nil {
 			return nil, fmt.Errorf("throttle chart: %w", err)
 		}
-		series = append(series, "wave start")
 	}
-	window := float64(loadWindow)
-	if len(points) > 1 {
-		// A long incident's points are several seconds each.
-		window = max(window, points[1].Offset-points[0].Offset)
+	pn := panel{p: p, weight: 1}
+	if peak > 0 {
+		pn.right = &rightAxis{label: "batch attempts per second", scale: top / peak}
 	}
-	caption := fmt.Sprintf("Share of interactive attempts throttled beside the batch attempt rate (%s s windows), waves marked", trimFloat(window))
-	return &Chart{Name: "throttle-load", Title: caption, Series: series, plot: p}, nil
+	c.panels = []panel{pn}
+	return c, nil
+}
+
+// shareTop is the round percentage just above a peak share, so a share of
+// a few percent fills the axis.
+func shareTop(peak float64) float64 {
+	for _, t := range []float64{10, 20, 50} {
+		if peak*1.1 <= t {
+			return t
+		}
+	}
+	return 100
 }
 
 // trimFloat prints a rate with at most one decimal, none when whole.

@@ -9,8 +9,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/stampede/stampede/analyze"
 )
@@ -42,6 +48,18 @@ func incidentSeries(r *analyze.Result) Series {
 		}
 	}
 	s.RateByClass = []ClassRate{{Class: "batch", Points: s.Rate}, {Class: "interactive", Points: interactive}}
+	// Five-second windows, throttled and slow for 20 s after each wave:
+	// the starvation the chart is for.
+	for off := 0; off < n; off += loadWindow {
+		pt := InteractivePoint{Offset: float64(off), Attempts: 15, LatencyP50: 0.2, LatencyP95: 0.4, Calls: 10}
+		if off%84 < 25 {
+			pt.Throttled, pt.LatencyP50, pt.LatencyP95 = 12, 12, 24
+		}
+		if off%84 < 5 {
+			pt.BatchAttempts = 500
+		}
+		s.Interactive = append(s.Interactive, pt)
+	}
 	r.Waves.ACFLagStep = 0.5
 	r.Waves.ACFCurve = nil
 	for lag := 0.0; lag <= 4.25*84.2; lag += r.Waves.ACFLagStep {
@@ -62,7 +80,8 @@ func TestCharts(t *testing.T) {
 		"rate":             {"ok", "throttled", "error", "wave start"},
 		"rate-batch":       {"ok", "throttled", "error", "wave start"},
 		"rate-interactive": {"ok", "throttled", "wave start"},
-		"throttle-load":    {"batch attempts/s, scaled: peak ", "interactive attempts throttled, %", "wave start"},
+		"throttle-load":    {"batch attempts/s (right axis)", "interactive attempts throttled, % (left axis)", "wave start"},
+		"starvation":       {"batch load above its baseline", "interactive attempts throttled, %", "interactive latency p50", "interactive latency p95"},
 		"acf":              {"ACF", "99% surrogate threshold", "period 84.", "retry comb inside a wave, every 12.00 s"},
 		"waves":            {"wave size", "fitted decay: ×"},
 	}
@@ -91,7 +110,12 @@ func TestCharts(t *testing.T) {
 			if err != nil || format != "png" {
 				t.Fatalf("PNG does not decode: %v (%s)", err, format)
 			}
-			if wantW, wantH := int(ChartWidth.Dots(96)), int(ChartHeight.Dots(96)); cfg.Width != wantW || cfg.Height != wantH {
+			// 2x: 1600 px wide for HiDPI documents, shown at 800.
+			h := ChartHeight
+			if c.height != 0 {
+				h = c.height
+			}
+			if wantW, wantH := 1600, int(h.Dots(ChartDPI)); cfg.Width != wantW || cfg.Height != wantH {
 				t.Errorf("PNG is %dx%d, want %dx%d", cfg.Width, cfg.Height, wantW, wantH)
 			}
 			img, err := png.Decode(bytes.NewReader(pngData.Bytes()))
@@ -130,6 +154,8 @@ func seriesColours(name string) [][3]uint8 {
 		return [][3]uint8{rgb(colourOK), rgb(colourThrottled), rgb(colourMark), rgb(colourComb)}
 	case "throttle-load":
 		return [][3]uint8{rgb(colourThrottled), rgb(colourMark)}
+	case "starvation":
+		return [][3]uint8{rgb(colourThrottled), rgb(colourOK)}
 	}
 	return [][3]uint8{rgb(colourOK), rgb(colourFit)}
 }
@@ -174,13 +200,29 @@ func checkSVG(t *testing.T, data []byte, c *Chart) {
 		}
 	}
 	all := text.String()
-	for _, s := range append([]string{c.plot.Title.Text, c.plot.X.Label.Text, c.plot.Y.Label.Text}, c.Series...) {
+	want := append([]string{c.title}, c.Series...)
+	for _, pn := range c.panels {
+		want = append(want, pn.p.Y.Label.Text)
+		if pn.right != nil {
+			want = append(want, pn.right.label)
+		}
+	}
+	want = append(want, c.panels[len(c.panels)-1].p.X.Label.Text)
+	if c.Name != "acf" {
+		// Time axes: the start in UTC, offsets and clock times on
+		// the ticks.
+		want = append(want, "start = 2026")
+		if !regexp.MustCompile(`\+\d+:\d\d(:\d\d)?\s*\d\d:\d\d:\d\d`).MatchString(all) {
+			t.Errorf("no time tick with an offset over a UTC clock time")
+		}
+	}
+	if c.Name == "throttle-load" {
+		want = append(want, "batch attempts per second")
+	}
+	for _, s := range want {
 		if !strings.Contains(all, s) {
 			t.Errorf("SVG text lacks %q", s)
 		}
-	}
-	if c.Name != "acf" && !strings.Contains(all, "start = 2026") {
-		t.Errorf("x axis does not give the incident start in UTC")
 	}
 }
 
@@ -238,5 +280,130 @@ func TestChartPointsBounded(t *testing.T) {
 		if attempts != float64(tt.seconds) {
 			t.Errorf("%d s: %v interactive attempts, want %d", tt.seconds, attempts, tt.seconds)
 		}
+	}
+}
+
+// TestTimeTicks: round offsets, each labelled with the offset over the UTC
+// clock, no more labels than fit, and minor ticks between.
+func TestTimeTicks(t *testing.T) {
+	start := time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name       string
+		start      time.Time
+		max        float64
+		wantLabels []string
+	}{
+		{"13 minutes", start, 793, []string{"+0:00\n02:00:00", "+2:00\n02:02:00", "+4:00\n02:04:00", "+6:00\n02:06:00", "+8:00\n02:08:00", "+10:00\n02:10:00", "+12:00\n02:12:00"}},
+		{"no start: offsets only", time.Time{}, 40, []string{"+0:00", "+0:05", "+0:10", "+0:15", "+0:20", "+0:25", "+0:30", "+0:35", "+0:40"}},
+		{"two hours", start, 7200, []string{"+0:00\n02:00:00", "+15:00\n02:15:00"}},
+		{"three days", start, 3 * 86400, []string{"+0:00\n02:00:00", "+12:00:00\n14:00:00", "+1d 00:00\n02:00:00"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var labels []string
+			minor := 0
+			for _, tk := range (timeTicks{tt.start}).Ticks(0, tt.max) {
+				if tk.Label == "" {
+					minor++
+					continue
+				}
+				labels = append(labels, tk.Label)
+			}
+			if len(labels) > maxTimeLabels+1 || minor == 0 {
+				t.Errorf("%d labels, %d minor ticks", len(labels), minor)
+			}
+			for i, want := range tt.wantLabels {
+				if i >= len(labels) || labels[i] != want {
+					t.Errorf("labels %q, want them to start %q", labels, tt.wantLabels)
+					break
+				}
+			}
+		})
+	}
+}
+
+// TestChartsAlign: every panel of every chart has its data area between
+// the same left and right edges, whatever its y tick labels, so charts
+// read one under another line up.
+func TestChartsAlign(t *testing.T) {
+	r := incidentResult()
+	charts, err := Charts(r, incidentSeries(r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first vg.Rectangle
+	for i, c := range charts {
+		for j, a := range c.draw(draw.New(vgimg.New(ChartWidth, ChartHeight))) {
+			if i == 0 && j == 0 {
+				first = a
+				continue
+			}
+			if math.Abs(float64(a.Min.X-first.Min.X)) > 0.01 || math.Abs(float64(a.Max.X-first.Max.X)) > 0.01 {
+				t.Errorf("%s panel %d spans x %.2f to %.2f, the first chart %.2f to %.2f", c.Name, j, a.Min.X, a.Max.X, first.Min.X, first.Max.X)
+			}
+		}
+	}
+	if first.Min.X != axisMargin || first.Max.X != ChartWidth-axisMargin {
+		t.Errorf("data area %.2f to %.2f, want the axis margins", first.Min.X, first.Max.X)
+	}
+}
+
+// TestRatePanels: ok and refused attempts each get a panel on their own
+// scale, and a panel with nothing to draw is left out.
+func TestRatePanels(t *testing.T) {
+	r := incidentResult()
+	tests := []struct {
+		name       string
+		ok, thr    float64
+		wantPanels []string
+	}{
+		{"both", 4, 1150, []string{"ok / s", "throttled, error / s"}},
+		{"nothing refused", 4, 0, []string{"ok / s"}},
+		{"nothing through", 0, 1150, []string{"throttled, error / s"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pts := make([]RatePoint, 60)
+			for i := range pts {
+				pts[i] = RatePoint{Offset: float64(i), OK: tt.ok, Throttled: tt.thr}
+			}
+			c, err := RateChart(r, pts, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, pn := range c.panels {
+				got = append(got, pn.p.Y.Label.Text)
+			}
+			if strings.Join(got, "|") != strings.Join(tt.wantPanels, "|") {
+				t.Errorf("panels %q, want %q", got, tt.wantPanels)
+			}
+			// Each panel's scale is its own: the ok panel tops near 4,
+			// not near 1,150.
+			if top := c.panels[0].p.Y.Max; tt.ok > 0 && top > 2*tt.ok {
+				t.Errorf("ok panel runs to %g", top)
+			}
+		})
+	}
+}
+
+// TestMergeInteractive: a long incident's windows merge into at most
+// maxChartPoints, the counts added up and the slowest latency kept.
+func TestMergeInteractive(t *testing.T) {
+	pts := make([]InteractivePoint, 3*maxChartPoints+1)
+	for i := range pts {
+		pts[i] = InteractivePoint{Offset: float64(5 * i), Attempts: 2, Throttled: 1, LatencyP95: 0.1}
+	}
+	pts[7].LatencyP95 = 30
+	got, k := mergeInteractive(pts, maxChartPoints)
+	if len(got) > maxChartPoints || k != 4 {
+		t.Fatalf("%d windows of %d", len(got), k)
+	}
+	var attempts float64
+	for _, p := range got {
+		attempts += p.Attempts
+	}
+	if attempts != float64(2*len(pts)) || got[1].LatencyP95 != 30 || got[0].LatencyP95 != 0.1 {
+		t.Errorf("attempts %g (want %d), latencies %g, %g", attempts, 2*len(pts), got[0].LatencyP95, got[1].LatencyP95)
 	}
 }

@@ -157,7 +157,9 @@ func replaceReport(ctx context.Context, path, stem string, staged *[]*safefile.S
 const maxReportScan = 16 << 20
 
 // imageLink matches an image link in a Markdown report.
-var imageLink = regexp.MustCompile(`!\[[^\]]*\]\(([^)\s]+)\)`)
+// imageLink is a chart link: an <img> as reports write them now, or the
+// Markdown image of reports from before charts were drawn at 2x.
+var imageLink = regexp.MustCompile(`<img src="([^"\s]+)"|!\[[^\]]*\]\(([^)\s]+)\)`)
 
 // oldChart is a chart name of STEM's reports from before charts were
 // named by their content; chartName one named by it.
@@ -186,7 +188,7 @@ func chartsLinked(path, stem string) []string {
 	}
 	var names []string
 	for _, m := range imageLink.FindAllSubmatch(b, -1) {
-		name, err := url.PathUnescape(string(m[1]))
+		name, err := url.PathUnescape(string(m[1]) + string(m[2]))
 		if err != nil || name != filepath.Base(name) {
 			continue
 		}

@@ -29,7 +29,7 @@ func TestWriteFileMarkdownWritesChartsBeside(t *testing.T) {
 		t.Fatal(err)
 	}
 	links := imageLinks(md)
-	names := []string{"rate", "rate-batch", "rate-interactive", "throttle-load", "acf", "waves"}
+	names := []string{"rate", "rate-batch", "rate-interactive", "throttle-load", "starvation", "acf", "waves"}
 	if len(links) != len(names) {
 		t.Fatalf("%d image links, want %d:\n%s", len(links), len(names), md)
 	}
@@ -52,8 +52,10 @@ func TestWriteFileMarkdownWritesChartsBeside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Width != int(ChartWidth.Dots(96)) || cfg.Height != int(ChartHeight.Dots(96)) {
-		t.Errorf("chart is %dx%d", cfg.Width, cfg.Height)
+	// Drawn at 2x, which the <img width="800"> that imageLinks requires
+	// shows at its laid-out size.
+	if cfg.Width != 1600 || cfg.Height != 800 {
+		t.Errorf("chart is %dx%d, want 1600x800", cfg.Width, cfg.Height)
 	}
 	// Nothing but the report and its charts: temporaries were renamed.
 	entries, _ := os.ReadDir(dir)
@@ -66,10 +68,10 @@ func TestWriteFileMarkdownWritesChartsBeside(t *testing.T) {
 	}
 }
 
-// imageLinks are the targets of a Markdown report's image links.
+// imageLinks are the targets of a Markdown report's chart images.
 func imageLinks(md []byte) []string {
 	var out []string
-	for _, m := range regexp.MustCompile(`!\[[^\]]*\]\(([^)]+)\)`).FindAllSubmatch(md, -1) {
+	for _, m := range regexp.MustCompile(`<img src="([^"]+)" width="800"`).FindAllSubmatch(md, -1) {
 		out = append(out, string(m[1]))
 	}
 	return out

@@ -2,7 +2,9 @@ package report
 
 import (
 	"bufio"
+	"html"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -36,9 +38,12 @@ func renderMarkdown(w io.Writer, d *document) error {
 		p("## Charts")
 		for _, c := range d.charts {
 			p()
-			// The link is a relative file name we chose, never log text;
-			// the title is escaped like any other string.
-			p("![", markdownText(c.title), "](", c.file, ")")
+			// An <img> rather than ![](): the PNG is drawn at 2x for
+			// HiDPI screens, and width shows it at the size it was
+			// laid out for instead of twice that. The link is a
+			// relative file name we chose, never log text; the title
+			// is escaped for an attribute.
+			p(`<img src="`, c.file, `" width="`, strconv.Itoa(int(ChartWidth.Dots(96))), `" alt="`, html.EscapeString(plain(c.title)), `">`)
 		}
 	}
 	for _, s := range d.sections {

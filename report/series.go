@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 
 	"github.com/stampede/stampede/analyze"
 	"github.com/stampede/stampede/timeline"
@@ -177,4 +178,114 @@ func ThrottleLoadSeries(byClass []ClassRate, window int) []LoadPoint {
 		out[i] = pt
 	}
 	return out
+}
+
+// NewSeries is every per-second series the charts draw from tl, the
+// timeline r was analysed from.
+func NewSeries(tl *timeline.Timeline, r *analyze.Result) Series {
+	return Series{Rate: RateSeries(tl, r), RateByClass: RateSeriesByClass(tl, r), Interactive: InteractiveSeries(tl, r)}
+}
+
+// InteractivePoint is one window of the starvation chart: what the
+// interactive class met while batch retries held the shared limit.
+type InteractivePoint struct {
+	// Offset is the window's start, seconds after the incident start.
+	Offset float64
+	// Attempts and Throttled count the window's interactive HTTP attempts
+	// of known outcome, and those throttled.
+	Attempts, Throttled float64
+	// BatchAttempts counts the window's batch HTTP attempts.
+	BatchAttempts float64
+	// Latency is the median and 95th percentile, in seconds, of the
+	// durations of the interactive calls that began in the window (their
+	// retries included), or of its attempts where the log has no calls;
+	// Calls is how many durations they rest on, 0 when none had an end.
+	LatencyP50, LatencyP95 float64
+	Calls                  int
+}
+
+// InteractiveSeries sums the interactive traffic of tl into windows of
+// loadWindow seconds (more for a long incident, as pointStep gives), from
+// r's window start; nil without interactive HTTP attempts. A user waits
+// for a call, retries and all, so latency is taken from call events when
+// the log has them.
+func InteractiveSeries(tl *timeline.Timeline, r *analyze.Result) []InteractivePoint {
+	if tl == nil || r.Window.Start.IsZero() {
+		return nil
+	}
+	secs := math.Ceil(r.Window.Duration) + 1
+	if !(secs >= 1) {
+		return nil
+	}
+	step := max(float64(loadWindow), pointStep(secs))
+	n := int(math.Ceil(secs / step))
+	start, width := r.Window.Start.UnixNano(), uint64(step*1e9)
+	bin := func(e *timeline.Event) int {
+		if e.Start < start {
+			return -1
+		}
+		s := (uint64(e.Start) - uint64(start)) / width
+		if s >= uint64(n) {
+			return -1
+		}
+		return int(s)
+	}
+	points := make([]InteractivePoint, n)
+	callDur, attemptDur := make([][]float64, n), make([][]float64, n)
+	any := false
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		s := bin(e)
+		if s < 0 {
+			continue
+		}
+		switch {
+		case e.Layer == timeline.LayerHTTP && e.Class == timeline.ClassBatch:
+			points[s].BatchAttempts++
+		case e.Class != timeline.ClassInteractive:
+		case e.Layer == timeline.LayerHTTP:
+			if e.Outcome == timeline.OutcomeOK || e.Outcome == timeline.OutcomeThrottled || e.Outcome.Failed() {
+				points[s].Attempts++
+				any = true
+			}
+			if e.Outcome == timeline.OutcomeThrottled {
+				points[s].Throttled++
+			}
+			if e.End > e.Start {
+				attemptDur[s] = append(attemptDur[s], float64(e.End-e.Start)/1e9)
+			}
+		case e.Layer == timeline.LayerCall && e.End > e.Start:
+			callDur[s] = append(callDur[s], float64(e.End-e.Start)/1e9)
+		}
+	}
+	if !any {
+		return nil
+	}
+	useCalls := false
+	for _, d := range callDur {
+		useCalls = useCalls || len(d) > 0
+	}
+	for i := range points {
+		points[i].Offset = float64(i) * step
+		d := attemptDur[i]
+		if useCalls {
+			d = callDur[i]
+		}
+		if len(d) > 0 {
+			slices.Sort(d)
+			points[i].LatencyP50, points[i].LatencyP95 = sortedQuantile(d, 0.5), sortedQuantile(d, 0.95)
+			points[i].Calls = len(d)
+		}
+	}
+	return points
+}
+
+// sortedQuantile is the q-quantile of sorted, by linear interpolation.
+func sortedQuantile(sorted []float64, q float64) float64 {
+	pos := q * float64(len(sorted)-1)
+	lo := int(pos)
+	if lo+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[lo] + (pos-float64(lo))*(sorted[lo+1]-sorted[lo])
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -105,6 +106,63 @@ func TestRateSeriesLongWindow(t *testing.T) {
 			load := ThrottleLoadSeries(RateSeriesByClass(tl, r), loadWindow)
 			if len(load) != tt.points || load[len(load)-1].Offset != float64(tt.points-1)*tt.step {
 				t.Errorf("load series of %d points ending at %g s", len(load), load[len(load)-1].Offset)
+			}
+		})
+	}
+}
+
+// TestInteractiveSeries: interactive attempts and throttles summed per
+// 5 s window, batch attempts beside them, and latency from the calls (a
+// user waits for the call, retries included) or, without calls, from the
+// attempts.
+func TestInteractiveSeries(t *testing.T) {
+	start := time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)
+	at := func(s float64) int64 { return start.Add(time.Duration(s * float64(time.Second))).UnixNano() }
+	http := func(s float64, c timeline.Class, o timeline.Outcome, dur float64) timeline.Event {
+		return timeline.Event{Start: at(s), End: at(s + dur), Layer: timeline.LayerHTTP, Class: c, Outcome: o}
+	}
+	call := func(s, dur float64) timeline.Event {
+		return timeline.Event{Start: at(s), End: at(s + dur), Layer: timeline.LayerCall, Class: timeline.ClassInteractive, Outcome: timeline.OutcomeOK}
+	}
+	i, b := timeline.ClassInteractive, timeline.ClassBatch
+	ok, thr := timeline.OutcomeOK, timeline.OutcomeThrottled
+	attempts := []timeline.Event{
+		http(0, i, ok, 0.1), http(1, i, ok, 0.3), http(2, b, thr, 0.01),
+		// Window 5–10 s: the batch has gone, interactive still refused.
+		http(6, i, thr, 0.01), http(7, i, thr, 0.01), http(8, i, ok, 0.5), http(9.9, i, thr, 0.01),
+	}
+	tests := []struct {
+		name   string
+		events []timeline.Event
+		want   []InteractivePoint
+	}{
+		{"no interactive attempts", []timeline.Event{http(0, b, ok, 0.1), http(9.9, b, ok, 0.1)}, nil},
+		{"latency of the attempts", attempts, []InteractivePoint{
+			{Offset: 0, Attempts: 2, BatchAttempts: 1, LatencyP50: 0.2, LatencyP95: 0.29, Calls: 2},
+			{Offset: 5, Attempts: 4, Throttled: 3, LatencyP50: 0.01, LatencyP95: 0.4265, Calls: 4},
+			// The window's last second, 9.9 s, opens a third.
+			{Offset: 10},
+		}},
+		{"latency of the calls", append(attempts[:len(attempts):len(attempts)], call(0, 0.1), call(1, 0.3), call(6, 24)), []InteractivePoint{
+			{Offset: 0, Attempts: 2, BatchAttempts: 1, LatencyP50: 0.2, LatencyP95: 0.29, Calls: 2},
+			{Offset: 5, Attempts: 4, Throttled: 3, LatencyP50: 24, LatencyP95: 24, Calls: 1},
+			{Offset: 10},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tl := &timeline.Timeline{Events: tt.events}
+			r := &analyze.Result{Window: analyze.Window{Start: start, End: start.Add(9900 * time.Millisecond), Duration: 9.9}}
+			got := InteractiveSeries(tl, r)
+			if len(got) != len(tt.want) {
+				t.Fatalf("%d windows, want %d: %+v", len(got), len(tt.want), got)
+			}
+			for k := range got {
+				g, w := got[k], tt.want[k]
+				if g.Offset != w.Offset || g.Attempts != w.Attempts || g.Throttled != w.Throttled || g.BatchAttempts != w.BatchAttempts ||
+					g.Calls != w.Calls || math.Abs(g.LatencyP50-w.LatencyP50) > 1e-6 || math.Abs(g.LatencyP95-w.LatencyP95) > 1e-6 {
+					t.Errorf("window %d = %+v, want %+v", k, g, w)
+				}
 			}
 		})
 	}

@@ -284,7 +284,7 @@ func analyzeForReport(ctx context.Context, cfg stampede.Config, f report.Format)
 	if err != nil {
 		return nil, report.Options{}, err
 	}
-	series := report.Series{Rate: report.RateSeries(tl, res), RateByClass: report.RateSeriesByClass(tl, res)}
+	series := report.NewSeries(tl, res)
 	return res, report.Options{Series: series}, nil
 }
 
