@@ -446,7 +446,7 @@ func TestConcurrentMarkdownRuns(t *testing.T) {
 // linkedCharts are the file names a Markdown report links as images.
 func linkedCharts(md []byte) []string {
 	var out []string
-	for _, m := range regexp.MustCompile(`!\[[^\]]*\]\(([^)]+)\)`).FindAllSubmatch(md, -1) {
+	for _, m := range regexp.MustCompile(`<img src="([^"]+)"`).FindAllSubmatch(md, -1) {
 		name, err := url.PathUnescape(string(m[1]))
 		if err == nil {
 			out = append(out, name)

@@ -62,7 +62,7 @@ func TestMarkdownReportBringsItsCharts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, chart := range []string{"rate", "rate-batch", "rate-interactive", "waves"} {
-		link := regexp.MustCompile(`\]\((incident-` + chart + `-[0-9a-f]{8}\.png)\)`).FindSubmatch(md)
+		link := regexp.MustCompile(`<img src="(incident-` + chart + `-[0-9a-f]{8}\.png)"`).FindSubmatch(md)
 		if link == nil {
 			t.Errorf("report does not link its %s chart", chart)
 			continue
