@@ -473,7 +473,10 @@ func attributeSDK(w *Waves, clients []Client) {
 	if best.Version != "" {
 		name += " " + best.Version
 	}
-	repl := fmt.Sprintf("honoured exactly (SDK: %s, which %s)", name, best.RetryAfter)
+	// Only the SDK's name: its retry-after policy is the client finding's
+	// and the Clients section's to state, and said here too it would read
+	// "honoured exactly ... which honours retry-after exactly".
+	repl := fmt.Sprintf("honoured exactly (SDK: %s)", name)
 	for i := range w.Suspects {
 		w.Suspects[i].Text = strings.ReplaceAll(w.Suspects[i].Text, "honoured exactly (SDK)", repl)
 	}

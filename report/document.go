@@ -375,7 +375,7 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 		facts = append(facts,
 			fact{"period", seconds(w.Period)},
 			fact{"autocorrelation at period", fmt.Sprintf("%s (shuffled 99th percentile %s, %s× significance)",
-				fixed(w.ACF, 2), fixed(w.Threshold, 2), fixed(w.Significance, 1))},
+				fixed(w.ACF, 2), fixed(w.Threshold, 2), factor(w.Significance))},
 		)
 		if w.PeriodEvidence == "burst grid" {
 			facts = append(facts, fact{"evidence", fmt.Sprintf("all %d bursts on one grid; the autocorrelation of %s bins alone is under its threshold", w.OnGrid, count(int64(w.Bins)))})
@@ -464,11 +464,11 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 	} else {
 		g := newGrid("delay", "#n", "#mean", "#σ", "#p50", "#min", "#max", "spread")
 		for _, d := range w.Delays {
-			spread := "jittered"
+			kind := "jittered"
 			if d.Fixed {
-				spread = "fixed"
+				kind = "fixed"
 			}
-			g.add(d.Kind, count(d.N), seconds(d.Mean), seconds(d.Sigma), seconds(d.P50), seconds(d.Min), seconds(d.Max), spread)
+			g.add(d.Kind, count(d.N), seconds(d.Mean), spread(d.Mean, d.Sigma), seconds(d.P50), seconds(d.Min), seconds(d.Max), kind)
 		}
 		s.blocks = append(s.blocks, block{label: "Measured delays", table: g})
 	}
@@ -478,7 +478,7 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 		g := newGrid("layer", "kind", "#delay", "#σ", "#per period")
 		var texts []string
 		for _, f := range w.Suspects {
-			g.add(f.Layer, f.Kind, seconds(f.Delay), seconds(f.Sigma), count(int64(f.Times)))
+			g.add(f.Layer, f.Kind, seconds(f.Delay), spread(f.Delay, f.Sigma), count(int64(f.Times)))
 			if f.Text != "" {
 				texts = append(texts, f.Text)
 			}
