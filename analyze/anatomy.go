@@ -512,6 +512,10 @@ func interactiveFinding(w *Waves) string {
 		s += "; no degradation remained after the last wave"
 	case im.Recovered:
 		s += fmt.Sprintf("; they stayed degraded %s after the last wave", secs(im.RecoveredAfter))
+	case im.After.Attempts == 0:
+		// "still degraded 0 s after the last wave" would claim a
+		// measurement that no request was there to make.
+		s += "; the log holds no interactive request after the last wave to tell whether they recovered"
 	default:
 		s += fmt.Sprintf("; they were still degraded %s after the last wave, when the log ends", secs(im.RecoveredAfter))
 	}

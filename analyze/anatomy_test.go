@@ -487,3 +487,29 @@ func deref(p *float64) float64 {
 	}
 	return *p
 }
+
+// TestInteractiveFindingLogEndsAtLastWave: with no interactive request after
+// the last wave there is nothing to measure a recovery by, and "still
+// degraded 0 s after the last wave" would state a measurement no request
+// made.
+func TestInteractiveFindingLogEndsAtLastWave(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		after      ImpactSpan
+		say, never string
+	}{
+		{"no request after the last wave", ImpactSpan{},
+			"no interactive request after the last wave to tell whether they recovered", "still degraded"},
+		{"requests after the last wave, still throttled", ImpactSpan{Attempts: 10, Throttled: 10, ThrottleRate: 1},
+			"still degraded 0 s after the last wave, when the log ends", "to tell whether"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := Waves{Interactive: &InteractiveImpact{Degraded: true,
+				InWaves: ImpactSpan{Attempts: 10, Throttled: 9, ThrottleRate: 0.9}, After: tc.after}}
+			f := interactiveFinding(&w)
+			if !strings.Contains(f, tc.say) || strings.Contains(f, tc.never) {
+				t.Errorf("finding %q, want it to say %q and not %q", f, tc.say, tc.never)
+			}
+		})
+	}
+}

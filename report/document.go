@@ -270,6 +270,11 @@ func amplificationSection(a *analyze.Amplification) section {
 
 func capText(l analyze.LayerStats) string {
 	if l.Capped {
+		if l.Cap > 0 && len(l.Histogram) > 0 && int64(l.Max) < l.Cap {
+			// A cap announced on the wire that no unit reached: something
+			// else (a retry quota) stopped the tries, as the evidence says.
+			return "cap of " + count(l.Cap) + ", never reached"
+		}
 		if l.Cap > 0 {
 			return "capped at " + count(l.Cap)
 		}
@@ -279,6 +284,11 @@ func capText(l analyze.LayerStats) string {
 		// A layer estimated from totals has no per-unit counts to judge
 		// a cap by; "uncapped" would contradict its evidence.
 		return "cannot tell"
+	}
+	if l.Max <= 1 {
+		// Every unit made one try: the layer did not retry at all, which
+		// "uncapped" beside "every unit made at most 1 try" contradicts.
+		return "no retries"
 	}
 	return "uncapped"
 }
@@ -447,6 +457,8 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 		switch {
 		case im.Degraded && im.Recovered:
 			recovery = seconds(im.RecoveredAfter) + " after the last wave"
+		case im.Degraded && im.After.Attempts == 0:
+			recovery = "unknown: no interactive attempts after the last wave"
 		case im.Degraded:
 			recovery = "not before the log ended, " + seconds(im.RecoveredAfter) + " after the last wave"
 		}
