@@ -57,7 +57,7 @@ func TestCommands(t *testing.T) {
 			name: "analyze table",
 			args: []string{"analyze", incident},
 			check: func(t *testing.T, stdout string) {
-				for _, want := range []string{"FINDINGS", "period 84.04 s = requeue delay 60.00 s", "WAVES"} {
+				for _, want := range []string{"FINDINGS", "period 84.0 s = requeue delay 60.0 s", "WAVES"} {
 					if !strings.Contains(stdout, want) {
 						t.Errorf("table report lacks %q", want)
 					}
