@@ -149,8 +149,9 @@ func TestFindingsAgreeWithNumbers(t *testing.T) {
 				}
 				var b bytes.Buffer
 				// Wide enough that no sentence wraps: the wrapping has
-				// tests of its own.
-				if err := report.RenderWith(&b, res, report.FormatTable, report.Options{Width: 1 << 20}); err != nil {
+				// tests of its own. Verbose, so that the evidence's
+				// comparisons are checked too.
+				if err := report.RenderWith(&b, res, report.FormatTable, report.Options{Width: 1 << 20, Verbose: true}); err != nil {
 					t.Fatal(err)
 				}
 				// The sentences are checked as the findings hold them, the
@@ -173,5 +174,50 @@ func TestFindingsAgreeWithNumbers(t *testing.T) {
 		if seen[c.name] == 0 && !c.rare {
 			t.Errorf("no report states %q: the pattern no longer matches the wording", c.name)
 		}
+	}
+}
+
+// TestDefaultReportSaysEachThingOnce: the default terminal report puts the
+// findings first and does not say them again. Every clause of 40
+// characters and four words or more (a sentence, or its part between "; "
+// and ": ") may
+// appear in one paragraph of the report only: finding 1 reprinted under
+// Reconciliation, the period split repeated as a suspects bullet or the
+// SDK's policy as a list item each fail here.
+func TestDefaultReportSaysEachThingOnce(t *testing.T) {
+	const clauseLen = 40
+	splitter := regexp.MustCompile(`[.;:] `)
+	marker := regexp.MustCompile(`^\s*(?:\d+\. |- )?`)
+	for _, dir := range []string{"testdata/seed-incident", "testdata/recorded/openai-two-runners", "testdata/recorded/boto-standard-fixed10"} {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			res, err := stampede.Analyze(context.Background(), stampede.Config{Inputs: []string{dir}, Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			// Wide enough that every paragraph is one line.
+			if err := report.RenderWith(&b, res, report.FormatTable, report.Options{Width: 1 << 20}); err != nil {
+				t.Fatal(err)
+			}
+			var paragraphs []string
+			for _, l := range strings.Split(b.String(), "\n") {
+				if l = strings.TrimSpace(l); l != "" && !strings.ContainsAny(l[:1], "┌│├└") {
+					paragraphs = append(paragraphs, marker.ReplaceAllString(l, ""))
+				}
+			}
+			for i, p := range paragraphs {
+				for _, clause := range splitter.Split(p, -1) {
+					// A file name is a name, not something said.
+					if len(clause) < clauseLen || strings.Count(clause, " ") < 3 {
+						continue
+					}
+					for j, q := range paragraphs {
+						if j != i && strings.Contains(q, clause) {
+							t.Errorf("said twice: %q\nin %q\nand %q", clause, p, q)
+						}
+					}
+				}
+			}
+		})
 	}
 }

@@ -180,6 +180,8 @@ type analyzeOptions struct {
 	format string
 	output string
 	width  int
+	// verbose is report.Options.Verbose: the evidence in the table format.
+	verbose bool
 	// whatIf adds the what-if comparison to the report.
 	whatIf      bool
 	whatIfFlags whatIfFlags
@@ -237,6 +239,7 @@ func newAnalyzeCmd() *cobra.Command {
 					return err
 				}
 				var err error
+				opts.Verbose = o.verbose
 				if o.output == "" {
 					out := cmd.OutOrStdout()
 					opts.Colour = useColour(out)
@@ -263,6 +266,7 @@ func newAnalyzeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&o.format, "format", "table", "report format: table, markdown (with -o: PNG charts beside it), json or html (self-contained, inline SVG charts)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write the report to FILE instead of standard output")
 	widthFlag(cmd, &o.width)
+	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "table format: add the evidence behind the findings (cap reasoning per layer, distributions, the autocorrelation test, join method, skipped lines); markdown and html always hold it")
 	o.analysisFlags.register(cmd)
 	o.gates.register(cmd)
 	cmd.Flags().BoolVar(&o.whatIf, "whatif", false, "replay the incident under other retry policies and add the comparison to the report (see 'stampede whatif')")

@@ -1,0 +1,53 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestVerboseShowsEvidence: the terminal's default report leaves the
+// evidence out and --verbose (Options.Verbose) puts it back; Markdown, for
+// an incident document, always holds it. Each marker is the label or key of
+// one evidence block of the fixture.
+func TestVerboseShowsEvidence(t *testing.T) {
+	render := func(f Format, opts Options) string {
+		var b bytes.Buffer
+		if err := RenderWith(&b, incidentResult(), f, opts); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	wide := 1 << 20 // no marker is cut by wrapping
+	plainView := render(FormatTable, Options{Width: wide})
+	verbose := render(FormatTable, Options{Width: wide, Verbose: true})
+	markdown := render(FormatMarkdown, Options{})
+	for _, tc := range []struct{ name, marker string }{
+		{"skipped lines one by one", "Skipped lines"},
+		{"join method", "join method"},
+		{"reconciliation in sentences", "were followed by a successful attempt of the same call"},
+		{"cap reasoning per layer", "Method and cap evidence per layer"},
+		{"distributions", "Distribution (value × units)"},
+		{"the autocorrelation test", "autocorrelation at period"},
+		{"the search's set-up", "shortest period considered"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if strings.Contains(plainView, tc.marker) {
+				t.Errorf("the default terminal report shows %q", tc.marker)
+			}
+			if !strings.Contains(verbose, tc.marker) {
+				t.Errorf("the verbose terminal report lacks %q", tc.marker)
+			}
+			if !strings.Contains(markdown, tc.marker) {
+				t.Errorf("the Markdown report lacks %q", tc.marker)
+			}
+		})
+	}
+	// What the default view keeps: every table, and the numbers an
+	// incident document quotes.
+	for _, keep := range []string{"FINDINGS", "RECONCILIATION", "AMPLIFICATION", "give-up rate", "WAVES", "period", "Measured delays", "CLIENTS", "WARNINGS"} {
+		if !strings.Contains(plainView, keep) {
+			t.Errorf("the default terminal report lacks %q", keep)
+		}
+	}
+}
