@@ -552,9 +552,25 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 		}
 		s.blocks = append(s.blocks, block{label: "Measured delays", table: g})
 	}
-	if len(w.Suspects) == 0 {
+	if len(w.Groups) > 1 {
+		g := newGrid("#requeue delay", "#tasks", "periodic", "#waves", "#period")
+		for _, wg := range w.Groups {
+			period := notAvailable
+			if wg.Periodic {
+				period = seconds(wg.Period)
+			}
+			g.add(seconds(wg.RequeueDelay), count(int64(wg.Tasks)), yesNo(wg.Periodic), count(int64(wg.Waves)), period)
+		}
+		s.blocks = append(s.blocks, block{label: "Groups of tasks by requeue delay", table: g})
+	}
+	switch {
+	case len(w.Suspects) == 0 && len(w.Groups) > 1:
+		// Bare "no fixed-delay suspects" would deny the fixed requeue
+		// delays the groups' finding names.
+		s.blocks = append(s.blocks, sentences("no fixed-delay suspects for all tasks together: each group above has its own requeue delay"))
+	case len(w.Suspects) == 0:
 		s.blocks = append(s.blocks, sentences("no fixed-delay suspects"))
-	} else {
+	default:
 		g := newGrid("layer", "kind", "#delay", "#σ", "#per period")
 		var texts []string
 		for _, f := range w.Suspects {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/stampede/stampede/analyze"
 )
 
 // TestVerboseShowsEvidence: the terminal's default report leaves the
@@ -49,5 +51,39 @@ func TestVerboseShowsEvidence(t *testing.T) {
 		if !strings.Contains(plainView, keep) {
 			t.Errorf("the default terminal report lacks %q", keep)
 		}
+	}
+}
+
+// TestGroupsWithoutSuspects: tasks split by requeue delay have fixed delays
+// of their own, so the Waves section must not say bare "no fixed-delay
+// suspects" beside a finding that names them; it shows the groups.
+func TestGroupsWithoutSuspects(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		groups     []analyze.WaveGroup
+		say, never []string
+	}{
+		{"two groups", []analyze.WaveGroup{{RequeueDelay: 10, Tasks: 150, Periodic: true, Period: 14.14, Waves: 8}, {RequeueDelay: 17, Tasks: 150, Waves: 2}},
+			[]string{"Groups of tasks by requeue delay", "14.1 s", "each group above has its own requeue delay"}, []string{"no fixed-delay suspects\n"}},
+		{"no groups", nil, []string{"no fixed-delay suspects\n"}, []string{"Groups of tasks"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := incidentResult()
+			r.Waves.Suspects, r.Waves.Groups = nil, tc.groups
+			var b bytes.Buffer
+			if err := RenderWith(&b, r, FormatTable, Options{Width: 1 << 20}); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range tc.say {
+				if !strings.Contains(b.String(), want) {
+					t.Errorf("report lacks %q", want)
+				}
+			}
+			for _, bad := range tc.never {
+				if strings.Contains(b.String(), bad) {
+					t.Errorf("report says %q", bad)
+				}
+			}
+		})
 	}
 }
