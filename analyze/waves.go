@@ -1748,11 +1748,23 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 	// delay, its mean is biased.
 	// A fixed delay that a client runs late now and then keeps its median;
 	// the late few pull its mean off it.
+	// The same few inflate σ: beside the median, the spread of the
+	// central 80% is the one to state, as the σ a normal spread of that
+	// width has (p90 - p10 = 2.563 σ). Else a fixed delay reads
+	// "2.01 s ± 0.61 s honoured exactly".
+	robust := func(d *DelayStats) {
+		d.Mean = d.P50
+		// A central 80% all alike gives 0, which would read as exact
+		// while some gaps differ: σ stays then.
+		if r := (d.P90 - d.P10) / 2.563; d.Fixed && r > 0 && r < d.Sigma {
+			d.Sigma = r
+		}
+	}
 	if sdk.WholeSeconds || sdk.Fixed {
-		sdk.Mean = sdk.P50
+		robust(&sdk)
 	}
 	if rq.WholeSeconds || rq.Fixed {
-		rq.Mean = rq.P50
+		robust(&rq)
 	}
 	retry, retryKind := sdk, kindSDKDelay
 	if !haveSDK && haveRA {
