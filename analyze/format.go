@@ -102,7 +102,8 @@ func secsSpread(v, spread float64) string { return Seconds(v) + " ± " + Seconds
 // minutes renders a span of a minute or more as minutes, with its seconds,
 // the unit an incident timeline is told in.
 func minutes(s float64) string {
-	return strconv.FormatFloat(s/60, 'f', 1, 64) + " minutes (" + strconv.FormatFloat(s, 'f', 0, 64) + " s)"
+	// The seconds by Seconds, so "(94.0 s)" matches the table's 94.0 s.
+	return strconv.FormatFloat(s/60, 'f', 1, 64) + " minutes (" + Seconds(s) + ")"
 }
 
 // num renders a ratio with two decimals.

@@ -54,3 +54,19 @@ func TestSecondsSpread(t *testing.T) {
 		}
 	}
 }
+
+// TestMinutesAgreeWithSeconds: a span told in minutes gives its seconds by
+// the same rule as the table beside it.
+func TestMinutesAgreeWithSeconds(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{
+		{94, "1.6 minutes (94.0 s)"},
+		{616, "10.3 minutes (616 s)"},
+	} {
+		if got := minutes(tc.v); got != tc.want {
+			t.Errorf("minutes(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}
