@@ -209,7 +209,14 @@ func layerStats(name string, units []tryCount, exact bool, method string, wireMa
 	}
 	sort.Slice(ls.Histogram, func(a, b int) bool { return ls.Histogram[a].Value < ls.Histogram[b].Value })
 	ls.Capped, ls.Cap, ls.CapEvidence = capVerdict(units, wireMax)
-	ls.GiveUpRate = giveUpRates(units).before()
+	g := giveUpRates(units)
+	ls.GiveUpRate = g.before()
+	if len(g.failedKth) <= 2 {
+		// No unit made a second try: there is no try before the largest
+		// to pool, and the rate is g1, every failed try the last. Left at
+		// 0 it would read "never gave up" beside evidence of g1 = 1.00.
+		ls.GiveUpRate = g.rate(1)
+	}
 	return ls
 }
 

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -151,5 +152,27 @@ func TestGiveUpRates(t *testing.T) {
 	// 40 units failed their 1st try (20+5+15 went on), none stopped there.
 	if g.failedKth[1] != 40 || g.stoppedAt[1] != 0 || g.failedKth[2] != 20 || g.failedKth[3] != 15 || g.stoppedAt[3] != 15 {
 		t.Errorf("giveUp = %+v", g)
+	}
+}
+
+// TestGiveUpRateAgreesWithG1: the layer's give-up rate is the one its
+// evidence states. A layer whose units made one try each has no try before
+// its largest, and its rate is g1: 0 there would read "never gave up"
+// beside "g1=1.00".
+func TestGiveUpRateAgreesWithG1(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		units []tryCount
+		want  float64
+	}{
+		{"one try each, some failed", units([3]int{1, 1, 30}, [3]int{1, 0, 10}), 1},
+		{"one try each, none failed", units([3]int{1, 0, 10}), 0},
+		{"retries: the pooled rate before the largest", units([3]int{1, 1, 10}, [3]int{2, 1, 10}, [3]int{2, 0, 10}), 10.0 / 30},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := layerStats("layer", tc.units, true, "", 0).GiveUpRate; math.Abs(got-tc.want) > 1e-9 {
+				t.Errorf("give-up rate %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

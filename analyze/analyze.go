@@ -207,6 +207,9 @@ func findings(r *Result) []string {
 		var uncapped, capped []string
 		for _, l := range a.Layers {
 			switch {
+			case l.Capped && l.Cap > 0 && l.Units > 0 && int64(l.Max) < l.Cap:
+				// No unit reached the cap: it stopped nothing.
+				capped = append(capped, fmt.Sprintf("%s never reached their cap of %d", l.Name, l.Cap))
 			case l.Capped:
 				capped = append(capped, fmt.Sprintf("%s capped at %d", l.Name, l.Cap))
 			case l.Exact && l.Units > 0 && l.Max > 1 && l.GiveUpRate < 0.5:

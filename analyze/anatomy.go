@@ -473,7 +473,10 @@ func attributeSDK(w *Waves, clients []Client) {
 	if best.Version != "" {
 		name += " " + best.Version
 	}
-	repl := fmt.Sprintf("honoured exactly (SDK: %s, which %s)", name, best.RetryAfter)
+	// Only the SDK's name: its retry-after policy is the client finding's
+	// and the Clients section's to state, and said here too it would read
+	// "honoured exactly ... which honours retry-after exactly".
+	repl := fmt.Sprintf("honoured exactly (SDK: %s)", name)
 	for i := range w.Suspects {
 		w.Suspects[i].Text = strings.ReplaceAll(w.Suspects[i].Text, "honoured exactly (SDK)", repl)
 	}
@@ -509,6 +512,10 @@ func interactiveFinding(w *Waves) string {
 		s += "; no degradation remained after the last wave"
 	case im.Recovered:
 		s += fmt.Sprintf("; they stayed degraded %s after the last wave", secs(im.RecoveredAfter))
+	case im.After.Attempts == 0:
+		// "still degraded 0 s after the last wave" would claim a
+		// measurement that no request was there to make.
+		s += "; the log holds no interactive request after the last wave to tell whether they recovered"
 	default:
 		s += fmt.Sprintf("; they were still degraded %s after the last wave, when the log ends", secs(im.RecoveredAfter))
 	}

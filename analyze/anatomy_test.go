@@ -157,16 +157,16 @@ func TestInteractiveDegradedAfterBatch(t *testing.T) {
 		{name: "starved between waves only", throttled: span(12, 40), degraded: true, recovered: true, afterLoad: 28, throttledFor: 29.5,
 			say: []string{"0.0% of the time inside waves", "; they stayed degraded between waves, after the batch load had fallen back; no degradation remained"}},
 		{name: "starved 20 s after the last wave", throttled: func(s float64) bool { return inAnatomyWave(s) || span(71.5, 91.5)(s) },
-			degraded: true, recoveredAfter: 20, recovered: true, afterLoad: 20, throttledFor: 80.5, say: []string{"; they stayed degraded 20.00 s after the last wave"}},
+			degraded: true, recoveredAfter: 20, recovered: true, afterLoad: 20, throttledFor: 80.5, say: []string{"; they stayed degraded 20.0 s after the last wave"}},
 		// Clean from 81.5 s to 93.5 s, longer than a window, then
 		// throttled again until 103.5 s: the lull is not the recovery.
 		{name: "a lull is not a recovery", throttled: func(s float64) bool { return inAnatomyWave(s) || span(71.5, 81.5)(s) || span(93.5, 103.5)(s) },
-			degraded: true, recoveredAfter: 32, recovered: true, afterLoad: 20, throttledFor: 92.5, say: []string{"; they stayed degraded 32.00 s after the last wave"}},
+			degraded: true, recoveredAfter: 32, recovered: true, afterLoad: 20, throttledFor: 92.5, say: []string{"; they stayed degraded 32.0 s after the last wave"}},
 		// Degraded only after the last wave still counts as degraded.
 		{name: "starved only after the last wave", throttled: span(71.5, 86.5), degraded: true, recoveredAfter: 15, recovered: true, afterLoad: 15, throttledFor: 75.5,
-			say: []string{"; they stayed degraded 15.00 s after the last wave"}, never: []string{"between waves, after"}},
+			say: []string{"; they stayed degraded 15.0 s after the last wave"}, never: []string{"between waves, after"}},
 		{name: "still starved when the log ends", throttled: func(s float64) bool { return inAnatomyWave(s) || s >= 71.5 },
-			degraded: true, recoveredAfter: 129.5 - 71.5, afterLoad: 59, throttledFor: 119.5, say: []string{"; they were still degraded 58.00 s after the last wave, when the log ends"}},
+			degraded: true, recoveredAfter: 129.5 - 71.5, afterLoad: 59, throttledFor: 119.5, say: []string{"; they were still degraded 58.0 s after the last wave, when the log ends"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tl, waves := anatomyTimelineWith(tc.throttled)
@@ -273,7 +273,7 @@ func TestProjectBelowInteractive(t *testing.T) {
 }
 
 func TestAttributeSDK(t *testing.T) {
-	text := "period 84.00 s = requeue delay 60.00 s + 2 x retry-after 12.00 s ± 0.000 s honoured exactly (SDK)"
+	text := "period 84.0 s = requeue delay 60.0 s ± 0 s + 2 x retry-after 12.0 s ± 0 s honoured exactly (SDK)"
 	for _, tc := range []struct {
 		name    string
 		clients []Client
@@ -282,12 +282,12 @@ func TestAttributeSDK(t *testing.T) {
 		{"synchronising client", []Client{
 			{SDK: "botocore standard", Throttled: 50},
 			{SDK: "openai-python", Version: "1.52.0", Throttled: 10, Synchronising: true, RetryAfter: "honours retry-after exactly up to 60 s"},
-		}, "honoured exactly (SDK: openai-python 1.52.0, which honours retry-after exactly up to 60 s)"},
+		}, "honoured exactly (SDK: openai-python 1.52.0)"},
 		{"no synchronising client", []Client{{SDK: "botocore standard", Throttled: 50}}, "honoured exactly (SDK)"},
 		{"no clients", nil, "honoured exactly (SDK)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := Waves{Suspects: []FixedDelay{{Kind: kindRequeue, Text: text}, {Kind: kindSDKDelay, Text: "2 x retry-after 12.00 s ± 0.000 s honoured exactly (SDK)"}}}
+			w := Waves{Suspects: []FixedDelay{{Kind: kindRequeue, Text: text}, {Kind: kindSDKDelay, Text: "2 x retry-after 12.0 s ± 0 s honoured exactly (SDK)"}}}
 			attributeSDK(&w, tc.clients)
 			for _, s := range w.Suspects {
 				if !strings.HasSuffix(s.Text, tc.want) {
@@ -486,4 +486,30 @@ func deref(p *float64) float64 {
 		return -1
 	}
 	return *p
+}
+
+// TestInteractiveFindingLogEndsAtLastWave: with no interactive request after
+// the last wave there is nothing to measure a recovery by, and "still
+// degraded 0 s after the last wave" would state a measurement no request
+// made.
+func TestInteractiveFindingLogEndsAtLastWave(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		after      ImpactSpan
+		say, never string
+	}{
+		{"no request after the last wave", ImpactSpan{},
+			"no interactive request after the last wave to tell whether they recovered", "still degraded"},
+		{"requests after the last wave, still throttled", ImpactSpan{Attempts: 10, Throttled: 10, ThrottleRate: 1},
+			"still degraded 0 s after the last wave, when the log ends", "to tell whether"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := Waves{Interactive: &InteractiveImpact{Degraded: true,
+				InWaves: ImpactSpan{Attempts: 10, Throttled: 9, ThrottleRate: 0.9}, After: tc.after}}
+			f := interactiveFinding(&w)
+			if !strings.Contains(f, tc.say) || strings.Contains(f, tc.never) {
+				t.Errorf("finding %q, want it to say %q and not %q", f, tc.say, tc.never)
+			}
+		})
+	}
 }

@@ -210,7 +210,9 @@ type LayerStats struct {
 	CapEvidence string `json:"cap_evidence"`
 	// GiveUpRate is the share of failed tries, before the largest count
 	// seen, after which a unit stopped: near 0 under a cap, roughly
-	// constant and below 0.5 when tries grow unchecked.
+	// constant and below 0.5 when tries grow unchecked. In a layer where
+	// no unit made a second try it is g1, the share of failed first tries
+	// (all of them, when any failed).
 	GiveUpRate float64 `json:"give_up_rate"`
 	Exact      bool    `json:"exact"`
 	// Method says where the numbers came from.

@@ -1748,11 +1748,23 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 	// delay, its mean is biased.
 	// A fixed delay that a client runs late now and then keeps its median;
 	// the late few pull its mean off it.
+	// The same few inflate σ: beside the median, the spread of the
+	// central 80% is the one to state, as the σ a normal spread of that
+	// width has (p90 - p10 = 2.563 σ). Else a fixed delay reads
+	// "2.01 s ± 0.61 s honoured exactly".
+	robust := func(d *DelayStats) {
+		d.Mean = d.P50
+		// A central 80% all alike gives 0, which would read as exact
+		// while some gaps differ: σ stays then.
+		if r := (d.P90 - d.P10) / 2.563; d.Fixed && r > 0 && r < d.Sigma {
+			d.Sigma = r
+		}
+	}
 	if sdk.WholeSeconds || sdk.Fixed {
-		sdk.Mean = sdk.P50
+		robust(&sdk)
 	}
 	if rq.WholeSeconds || rq.Fixed {
-		rq.Mean = rq.P50
+		robust(&rq)
 	}
 	retry, retryKind := sdk, kindSDKDelay
 	if !haveSDK && haveRA {
@@ -1766,7 +1778,7 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 		// failed call made and how long it took.
 		if d, n, span, sigma, ok := callSpanDelay(j, maxA, dur); ok {
 			sdk, retry, retryKind, haveSDK = d, d, kindSDKDelay, true
-			spanEvidence = fmt.Sprintf("; from the call log: %s failed calls of %d attempts took at least %s (lower tenth; ± %s), attempts not logged", count(int64(n)), maxA, secs(span), secs(sigma))
+			spanEvidence = fmt.Sprintf("; from the call log: %s failed calls of %d attempts took at least %s (lower tenth), attempts not logged", count(int64(n)), maxA, secsSpread(span, sigma))
 		}
 	}
 	if haveSDK && sdk.WholeSeconds && !sdk.Fixed && maxA > 1 {
@@ -1774,7 +1786,7 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 		// log with milliseconds times the calls.
 		if d, n, span, sigma, ok := callSpanDelay(j, maxA, dur); ok {
 			sdk, retry = d, d
-			spanEvidence = fmt.Sprintf("; %s failed calls of %d attempts took at least %s (lower tenth; ± %s) in the call log", count(int64(n)), maxA, secs(span), secs(sigma))
+			spanEvidence = fmt.Sprintf("; %s failed calls of %d attempts took at least %s (lower tenth) in the call log", count(int64(n)), maxA, secsSpread(span, sigma))
 		}
 	}
 	haveRetry := haveSDK || haveRA
@@ -1814,14 +1826,14 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 	var parts []string
 	if haveRQ {
 		fd := FixedDelay{Layer: "job runner", Kind: kindRequeue, Delay: rq.Mean, Sigma: rq.Sigma, Times: 1}
-		fd.Text = fmt.Sprintf("requeue delay %s ± %s (%s, job runner)", secs(rq.Mean), secs(rq.Sigma), fixedWord(rq))
+		fd.Text = fmt.Sprintf("requeue delay %s (%s, job runner)", secsSpread(rq.Mean, rq.Sigma), fixedWord(rq))
 		parts = append(parts, fd.Text)
 		out = append(out, fd)
 	}
 	callEvidence := spanEvidence
 	if best.a > 1 {
 		fd := FixedDelay{Layer: "sdk", Kind: retryKind, Delay: retry.Mean, Sigma: retry.Sigma, Times: best.a - 1}
-		spread := fmt.Sprintf("%s ± %s", secs(retry.Mean), secs(retry.Sigma))
+		spread := secsSpread(retry.Mean, retry.Sigma)
 		switch {
 		case retryKind == kindRetryAfter:
 			// Only the server's header was seen: the SDK's own gaps could
@@ -2045,8 +2057,8 @@ func slotTurnover(j *joins, period float64) []FixedDelay {
 	if k > 1 {
 		cohorts = fmt.Sprintf(", in %d staggered cohorts", k)
 	}
-	fd.Text = fmt.Sprintf("period %s ≈ the time a failed call holds one of %d concurrency slots, %s ± %s over %d attempts (%s calls)%s: calls start in step as the slots free, so the waves are the limit's, not a requeue delay's",
-		secs(period), limit, secs(span), secs(sigma), maxA, count(int64(n)), cohorts)
+	fd.Text = fmt.Sprintf("period %s ≈ the time a failed call holds one of %d concurrency slots, %s over %d attempts (%s calls)%s: calls start in step as the slots free, so the waves are the limit's, not a requeue delay's",
+		secs(period), limit, secsSpread(span, sigma), maxA, count(int64(n)), cohorts)
 	return []FixedDelay{fd}
 }
 

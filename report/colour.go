@@ -19,6 +19,12 @@ type Options struct {
 	// prose wraps at word boundaries within it, and tables narrow or stack
 	// to fit. Zero means DefaultWidth; see TerminalWidth.
 	Width int
+	// Verbose adds the evidence to the table format: the reasoning behind
+	// each layer's cap verdict, distributions, the autocorrelation test,
+	// how records were joined, the skipped lines. Without it the terminal
+	// shows findings and compact tables. Markdown and HTML always hold
+	// everything.
+	Verbose bool
 }
 
 // DefaultWidth is the table format's width when the output is not a

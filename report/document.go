@@ -39,6 +39,12 @@ type block struct {
 	items []string
 	facts []fact
 	table *grid
+	// evidence is what a finding or a table rests on rather than what it
+	// says: long per-layer reasoning, distributions, the autocorrelation's
+	// test, how records were joined. The terminal shows it with --verbose
+	// only, so the default report reads findings, then compact tables;
+	// Markdown and HTML, written for an incident document, show it all.
+	evidence bool
 }
 
 type fact struct{ key, value string }
@@ -117,7 +123,50 @@ func layout(r *analyze.Result) *document {
 	if r.WhatIf != nil {
 		d.sections = append(d.sections, whatIfSection(r.WhatIf))
 	}
+	d.sayOnce()
 	return d
+}
+
+// sayOnce drops every sentence and list item that a finding, or an earlier
+// block, already says: the reconciliation's headline is finding 1, the
+// period split is the periodic-waves finding, the client's policy is the
+// client finding. A string counts as said when it is one already said or,
+// being long enough to be a sentence of its own, is part of one (a short
+// string such as "none" may be part of anything). A block left with
+// nothing is dropped with its label.
+func (d *document) sayOnce() {
+	const sentenceLen = 40
+	said := slices.Clone(d.findings)
+	isSaid := func(t string) bool {
+		for _, s := range said {
+			if t == s || (len(t) >= sentenceLen && strings.Contains(s, t)) {
+				return true
+			}
+		}
+		return false
+	}
+	keep := func(texts []string) []string {
+		var out []string
+		for _, t := range texts {
+			if !isSaid(t) {
+				out = append(out, t)
+				said = append(said, t)
+			}
+		}
+		return out
+	}
+	for i := range d.sections {
+		blocks := d.sections[i].blocks[:0]
+		for _, b := range d.sections[i].blocks {
+			had := len(b.text) + len(b.items)
+			b.text, b.items = keep(b.text), keep(b.items)
+			if had > 0 && len(b.text)+len(b.items)+len(b.facts) == 0 && b.table == nil {
+				continue
+			}
+			blocks = append(blocks, b)
+		}
+		d.sections[i].blocks = blocks
+	}
 }
 
 func windowText(w analyze.Window) string {
@@ -167,7 +216,8 @@ func inputsSection(inputs []analyze.Input, bound analyze.TableBound) section {
 		s.blocks = append(s.blocks, block{label: "Skipped by reason", items: reasons})
 	}
 	if len(samples) > 0 {
-		s.blocks = append(s.blocks, block{label: "Skipped lines", items: samples})
+		// Which lines were skipped, one by one, backs the reasons above.
+		s.blocks = append(s.blocks, block{label: "Skipped lines", items: samples, evidence: true})
 	}
 	return s
 }
@@ -191,8 +241,8 @@ func reconcileSection(rc *analyze.Reconciliation) section {
 	}
 	s.blocks = append(s.blocks,
 		block{label: "HTTP side: throttled attempts / attempts; application side: failed calls / calls", table: g},
+		// Attempts per call is the table's "all" row: said once, there.
 		block{facts: []fact{
-			{"attempts per call", perCallText(rc.AttemptsPerCall, rc.App.Calls)},
 			{"throttled, recovered by a later attempt", count(rc.ThrottledRecovered)},
 			{"throttled, in calls that failed", count(rc.ThrottledInFailedCalls)},
 			{"throttled, not joined to a call", count(rc.ThrottledUnjoined)},
@@ -200,11 +250,13 @@ func reconcileSection(rc *analyze.Reconciliation) section {
 			{"other attempt errors", fmt.Sprintf("%s retryable, %s non-retryable", count(rc.HTTP.Retryable), count(rc.HTTP.NonRetryable))},
 			{"calls from", orNA(rc.App.Source)},
 			{"attempts joined to a call", joinedText(rc.AttemptsJoined, rc.HTTP.Attempts)},
-			{"join method", orNA(rc.Method)},
 		}},
+		block{facts: []fact{{"join method", orNA(rc.Method)}}, evidence: true},
 	)
 	if len(rc.Explanation) > 0 {
-		s.blocks = append(s.blocks, sentences(rc.Explanation...))
+		// The first is finding 1 (sayOnce drops it); the rest put the
+		// table and the facts above into sentences.
+		s.blocks = append(s.blocks, block{text: rc.Explanation, evidence: true})
 	}
 	return s
 }
@@ -237,18 +289,27 @@ func amplificationSection(a *analyze.Amplification) section {
 		return s
 	}
 	if len(a.Layers) > 0 {
-		g := newGrid("layer", "#units", "#mean", "#p50", "#p99", "#max", "cap", "#give-up rate", "evidence", "method")
-		var histograms []string
+		// The table holds the verdicts; the reasoning behind each cap
+		// verdict, a paragraph per layer, and how it was measured follow
+		// as evidence: in a cell they made the table forty lines tall.
+		g := newGrid("layer", "#units", "#mean", "#p50", "#p99", "#max", "cap", "#give-up rate")
+		var histograms, reasons []string
 		for _, l := range a.Layers {
 			g.add(l.Name, count(l.Units), factor(l.Mean), quantile(l.P50), quantile(l.P99), quantile(l.Max),
-				capText(l), percent(l.GiveUpRate), l.CapEvidence, methodText(l.Method, l.Exact))
+				capText(l), percent(l.GiveUpRate))
+			reason := l.Name + ": " + methodText(l.Method, l.Exact)
+			if l.CapEvidence != "" {
+				reason += "; " + l.CapEvidence
+			}
+			reasons = append(reasons, reason)
 			if h := histogramText(l.Histogram); h != "" {
 				histograms = append(histograms, l.Name+": "+h)
 			}
 		}
-		s.blocks = append(s.blocks, block{table: g})
+		s.blocks = append(s.blocks, block{table: g},
+			block{label: "Method and cap evidence per layer", items: reasons, evidence: true})
 		if len(histograms) > 0 {
-			s.blocks = append(s.blocks, block{label: "Distribution (value × units)", items: histograms})
+			s.blocks = append(s.blocks, block{label: "Distribution (value × units)", items: histograms, evidence: true})
 		}
 	}
 	means := make([]string, len(a.Layers))
@@ -270,6 +331,11 @@ func amplificationSection(a *analyze.Amplification) section {
 
 func capText(l analyze.LayerStats) string {
 	if l.Capped {
+		if l.Cap > 0 && len(l.Histogram) > 0 && int64(l.Max) < l.Cap {
+			// A cap announced on the wire that no unit reached: something
+			// else (a retry quota) stopped the tries, as the evidence says.
+			return "cap of " + count(l.Cap) + ", never reached"
+		}
 		if l.Cap > 0 {
 			return "capped at " + count(l.Cap)
 		}
@@ -279,6 +345,11 @@ func capText(l analyze.LayerStats) string {
 		// A layer estimated from totals has no per-unit counts to judge
 		// a cap by; "uncapped" would contradict its evidence.
 		return "cannot tell"
+	}
+	if l.Max <= 1 {
+		// Every unit made one try: the layer did not retry at all, which
+		// "uncapped" beside "every unit made at most 1 try" contradicts.
+		return "no retries"
 	}
 	return "uncapped"
 }
@@ -328,18 +399,20 @@ func histogramText(h []analyze.Bucket) string {
 
 func wavesSection(w *analyze.Waves, window analyze.Window) section {
 	s := section{title: "Waves"}
-	facts := []fact{}
+	// facts are what the waves were; method is how the search was set up
+	// and tested, the evidence behind the period (or its absence).
+	facts, method := []fact{}, []fact{}
 	if w.Series != "" {
-		facts = append(facts, fact{"series", w.Series})
+		method = append(method, fact{"series", w.Series})
 	}
 	if w.Bins > 0 {
-		facts = append(facts, fact{"bins", count(int64(w.Bins)) + " × " + seconds(w.BinWidth)})
+		method = append(method, fact{"bins", count(int64(w.Bins)) + " × " + seconds(w.BinWidth)})
 	}
 	if w.MinLag > 0 {
-		facts = append(facts, fact{"shortest period considered", seconds(w.MinLag)})
+		method = append(method, fact{"shortest period considered", seconds(w.MinLag)})
 	}
 	if w.MinRepeats > 0 {
-		facts = append(facts, fact{"fewest repeats for a period", fmt.Sprintf("%d waves", w.MinRepeats)})
+		method = append(method, fact{"fewest repeats for a period", fmt.Sprintf("%d waves", w.MinRepeats)})
 	}
 	if !w.Periodic {
 		s.blocks = append(s.blocks, sentences("no periodic waves found"))
@@ -360,28 +433,26 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 				}
 				candidate += fmt.Sprintf(" (autocorrelation %s, %s the shuffled 99th percentile %s%s)", acf, side, thr, grid)
 			}
-			facts = append(facts, fact{"strongest candidate repeat", candidate})
+			method = append(method, fact{"strongest candidate repeat", candidate})
 			switch w.Rejected {
 			case "wide":
-				facts = append(facts, fact{"why not a period", "its 3 bursts are wide and unlike in width, as bursts run together are"})
+				method = append(method, fact{"why not a period", "its 3 bursts are wide and unlike in width, as bursts run together are"})
 			case "chance":
 				if w.GridChance != nil {
-					facts = append(facts, fact{"why not a period", fmt.Sprintf("bursts at random times line up as well in %s of tries (at most %s allowed)",
+					method = append(method, fact{"why not a period", fmt.Sprintf("bursts at random times line up as well in %s of tries (at most %s allowed)",
 						percent(*w.GridChance), percent(w.MaxGridChance))})
 				}
 			}
 		}
 	} else {
-		facts = append(facts,
-			fact{"period", seconds(w.Period)},
-			fact{"autocorrelation at period", fmt.Sprintf("%s (shuffled 99th percentile %s, %s× significance)",
-				fixed(w.ACF, 2), fixed(w.Threshold, 2), fixed(w.Significance, 1))},
-		)
+		facts = append(facts, fact{"period", seconds(w.Period)})
+		method = append(method, fact{"autocorrelation at period", fmt.Sprintf("%s (shuffled 99th percentile %s, %s× significance)",
+			fixed(w.ACF, 2), fixed(w.Threshold, 2), factor(w.Significance))})
 		if w.PeriodEvidence == "burst grid" {
-			facts = append(facts, fact{"evidence", fmt.Sprintf("all %d bursts on one grid; the autocorrelation of %s bins alone is under its threshold", w.OnGrid, count(int64(w.Bins)))})
+			method = append(method, fact{"evidence", fmt.Sprintf("all %d bursts on one grid; the autocorrelation of %s bins alone is under its threshold", w.OnGrid, count(int64(w.Bins)))})
 		}
 		if w.GridChance != nil {
-			facts = append(facts, fact{"random bursts lining up as well", fmt.Sprintf("%s of tries (at most %s allowed)", percent(*w.GridChance), percent(w.MaxGridChance))})
+			method = append(method, fact{"random bursts lining up as well", fmt.Sprintf("%s of tries (at most %s allowed)", percent(*w.GridChance), percent(w.MaxGridChance))})
 		}
 		if w.IntraWaveSpacing > 0 {
 			facts = append(facts, fact{"comb spacing inside waves", seconds(w.IntraWaveSpacing)})
@@ -417,7 +488,7 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 		facts = append(facts, fact{"limit empty for (median last throttle to next success)", seconds(*w.BucketEmptyFor)})
 	}
 	if w.BucketResolution > 0 {
-		facts = append(facts, fact{"bucket times resolved to", seconds(w.BucketResolution)})
+		method = append(method, fact{"bucket times resolved to", seconds(w.BucketResolution)})
 	}
 	if w.BurstsStopped != nil {
 		facts = append(facts, fact{"bursts stopped", timestamp(*w.BurstsStopped) + " (" +
@@ -425,6 +496,9 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 	}
 	if len(facts) > 0 {
 		s.blocks = append(s.blocks, block{facts: facts})
+	}
+	if len(method) > 0 {
+		s.blocks = append(s.blocks, block{facts: method, evidence: true})
 	}
 	if len(w.Waves) > 0 {
 		g := newGrid("#wave", "?start (UTC)", "#offset", "#width", "#size (calls)", "#attempts", "#throttled", "#share")
@@ -447,6 +521,8 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 		switch {
 		case im.Degraded && im.Recovered:
 			recovery = seconds(im.RecoveredAfter) + " after the last wave"
+		case im.Degraded && im.After.Attempts == 0:
+			recovery = "unknown: no interactive attempts after the last wave"
 		case im.Degraded:
 			recovery = "not before the log ended, " + seconds(im.RecoveredAfter) + " after the last wave"
 		}
@@ -455,30 +531,50 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 			{"of them after a wave's batch load had ended", count(im.EmptyAfterLoad)},
 			{"interactive throttles ran from the first wave for", seconds(im.ThrottledFor)},
 			{"interactive back to its pre-wave throttle rate", recovery},
+		}}, block{facts: []fact{
+			// Whether interactive throttles follow the batch load second by
+			// second, and the load they are a share of: the checks behind
+			// the figures above.
 			{"correlation, batch attempts vs interactive throttles per second", fixed(im.Correlation, 2)},
 			{"interactive attempt rate", fixed(im.Rate, 2) + "/s"},
-		}})
+		}, evidence: true})
 	}
 	if len(w.Delays) == 0 {
 		s.blocks = append(s.blocks, sentences("no retry delays measured"))
 	} else {
 		g := newGrid("delay", "#n", "#mean", "#σ", "#p50", "#min", "#max", "spread")
 		for _, d := range w.Delays {
-			spread := "jittered"
+			kind := "jittered"
 			if d.Fixed {
-				spread = "fixed"
+				kind = "fixed"
 			}
-			g.add(d.Kind, count(d.N), seconds(d.Mean), seconds(d.Sigma), seconds(d.P50), seconds(d.Min), seconds(d.Max), spread)
+			g.add(d.Kind, count(d.N), seconds(d.Mean), spread(d.Mean, d.Sigma), seconds(d.P50), seconds(d.Min), seconds(d.Max), kind)
 		}
 		s.blocks = append(s.blocks, block{label: "Measured delays", table: g})
 	}
-	if len(w.Suspects) == 0 {
+	if len(w.Groups) > 1 {
+		g := newGrid("#requeue delay", "#tasks", "periodic", "#waves", "#period")
+		for _, wg := range w.Groups {
+			period := notAvailable
+			if wg.Periodic {
+				period = seconds(wg.Period)
+			}
+			g.add(seconds(wg.RequeueDelay), count(int64(wg.Tasks)), yesNo(wg.Periodic), count(int64(wg.Waves)), period)
+		}
+		s.blocks = append(s.blocks, block{label: "Groups of tasks by requeue delay", table: g})
+	}
+	switch {
+	case len(w.Suspects) == 0 && len(w.Groups) > 1:
+		// Bare "no fixed-delay suspects" would deny the fixed requeue
+		// delays the groups' finding names.
+		s.blocks = append(s.blocks, sentences("no fixed-delay suspects for all tasks together: each group above has its own requeue delay"))
+	case len(w.Suspects) == 0:
 		s.blocks = append(s.blocks, sentences("no fixed-delay suspects"))
-	} else {
+	default:
 		g := newGrid("layer", "kind", "#delay", "#σ", "#per period")
 		var texts []string
 		for _, f := range w.Suspects {
-			g.add(f.Layer, f.Kind, seconds(f.Delay), seconds(f.Sigma), count(int64(f.Times)))
+			g.add(f.Layer, f.Kind, seconds(f.Delay), spread(f.Delay, f.Sigma), count(int64(f.Times)))
 			if f.Text != "" {
 				texts = append(texts, f.Text)
 			}
@@ -499,14 +595,16 @@ func clientsSection(clients []analyze.Client, bound analyze.TableBound) section 
 		s.blocks = append(s.blocks, sentences("no User-Agent in the access log"))
 		return s
 	}
-	g := newGrid("user agent", "sdk", "version", "#attempts", "#throttled", "#max attempts", "retry-after")
+	// The retry-after handling is part of each policy sentence below (or
+	// of the client finding): a column of it said the policy a third time.
+	g := newGrid("user agent", "sdk", "version", "#attempts", "#throttled", "#max attempts")
 	var policies []string
 	for _, c := range clients {
-		maxAttempts, retryAfter := "?", "?"
+		maxAttempts := "?"
 		if c.Known {
-			maxAttempts, retryAfter = strconv.Itoa(c.MaxAttempts), c.RetryAfter
+			maxAttempts = strconv.Itoa(c.MaxAttempts)
 		}
-		g.add(c.UserAgent, c.SDK, orNA(c.Version), count(c.Attempts), count(c.Throttled), maxAttempts, retryAfter)
+		g.add(c.UserAgent, c.SDK, orNA(c.Version), count(c.Attempts), count(c.Throttled), maxAttempts)
 		// Rows of one policy (tools that are no SDK) say it once.
 		if !slices.Contains(policies, c.Policy) {
 			policies = append(policies, c.Policy)

@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/stampede/stampede/analyze"
 )
 
 // Every number in the table and Markdown reports goes through one of these
@@ -73,21 +75,23 @@ func rate(fraction float64, denominator int64) string {
 	return percent(fraction)
 }
 
-// seconds renders a duration in seconds with precision that shrinks as the
-// value grows: 0.004 s, 12.00 s, 84.2 s, 5400 s.
+// seconds renders a duration by analyze.Seconds, the rule the findings'
+// sentences use too, so a table never shows "60.00 s" beside a finding's
+// "60.0 s".
 func seconds(s float64) string {
 	if !finite(s) {
 		return notAvailable
 	}
-	switch a := math.Abs(s); {
-	case a < 1:
-		return fixed(s, 3) + " s"
-	case a < 60:
-		return fixed(s, 2) + " s"
-	case a < 3600:
-		return fixed(s, 1) + " s"
+	return analyze.Seconds(s)
+}
+
+// spread renders the σ or ± of a duration v with v's decimals; see
+// analyze.SecondsSpread.
+func spread(v, s float64) string {
+	if !finite(s) {
+		return notAvailable
 	}
-	return fixed(s, 0) + " s"
+	return analyze.SecondsSpread(v, s)
 }
 
 // offset renders a signed distance from the start of the window.

@@ -78,10 +78,10 @@ func TestHTMLCellFolds(t *testing.T) {
 			}
 		})
 	}
-	// In the report: long evidence folds, and its markup stays escaped
-	// inside the fold.
+	// In the report: a long cell (here a file path) folds, and its
+	// markup stays escaped inside the fold.
 	r := incidentResult()
-	r.Amplification.Layers[0].CapEvidence = long + `<b onclick="x">bold</b>`
+	r.Inputs[0].Path = long + `<b onclick="x">bold</b>`
 	var buf bytes.Buffer
 	if err := RenderWith(&buf, r, FormatHTML, Options{}); err != nil {
 		t.Fatal(err)

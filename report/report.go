@@ -49,7 +49,7 @@ func RenderWith(w io.Writer, r *analyze.Result, f Format, opts Options) error {
 	var err error
 	switch f {
 	case FormatTable:
-		err = renderTable(w, layout(r), opts.Colour, opts.Width)
+		err = renderTable(w, layout(r), opts)
 	case FormatMarkdown:
 		err = renderMarkdown(w, layout(r))
 	case FormatJSON:

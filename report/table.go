@@ -16,9 +16,11 @@ import (
 // numbered sentences, then one titled block per section with box-drawn
 // tables. Prose wraps at word boundaries with a hanging indent; a table
 // too wide for the screen wraps its widest cells, and one that still does
-// not fit is stacked, a block of "header  value" lines per row. Every
-// string passes through plain.
-func renderTable(w io.Writer, d *document, colour bool, width int) error {
+// not fit is stacked, a block of "header  value" lines per row. Evidence
+// blocks are left out unless opts.Verbose. Every string passes through
+// plain.
+func renderTable(w io.Writer, d *document, opts Options) error {
+	colour, width := opts.Colour, opts.Width
 	if width <= 0 {
 		width = DefaultWidth
 	}
@@ -69,6 +71,9 @@ func renderTable(w io.Writer, d *document, colour bool, width int) error {
 		line()
 		line(emphasis(strings.ToUpper(plain(s.title)), colour))
 		for _, b := range s.blocks {
+			if b.evidence && !opts.Verbose {
+				continue
+			}
 			if b.label != "" {
 				para("  ", plain(b.label)+":")
 			}
@@ -115,7 +120,7 @@ func columnWidths(g *grid, width int) (widths []int, ok bool) {
 		numeric := c < len(g.numeric) && g.numeric[c]
 		cells(c, func(s string) {
 			widths[c] = max(widths[c], displayWidth(s))
-			for _, word := range strings.Fields(s) {
+			for _, word := range unitsKept(strings.Fields(s)) {
 				floor[c] = max(floor[c], displayWidth(word))
 			}
 		})
@@ -290,7 +295,7 @@ func wrapWords(text string, width int) []string {
 	width = max(width, 1)
 	var out []string
 	for _, para := range strings.Split(text, "\n") {
-		words := strings.Fields(para)
+		words := unitsKept(strings.Fields(para))
 		if len(words) == 0 {
 			out = append(out, "")
 			continue
@@ -335,6 +340,29 @@ func wrapWords(text string, width int) []string {
 	}
 	return out
 }
+
+// unitsKept joins a unit of seconds to the number before it, so a line
+// never ends "47.2" over a next one starting "s": the value and its unit
+// are one word to wrap. They are joined by a plain space, which is what
+// the line shows.
+func unitsKept(words []string) []string {
+	out := words[:0]
+	for _, w := range words {
+		if n := len(out); n > 0 && isSecondsUnit(w) && endsInDigit(out[n-1]) {
+			out[n-1] += " " + w
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// isSecondsUnit is "s", maybe followed by punctuation: "s", "s)", "s;".
+func isSecondsUnit(w string) bool {
+	return strings.HasPrefix(w, "s") && strings.Trim(w[1:], ").,;:") == ""
+}
+
+func endsInDigit(w string) bool { return w != "" && w[len(w)-1] >= '0' && w[len(w)-1] <= '9' }
 
 func padRight(s string, width int) string {
 	if n := displayWidth(s); n < width {

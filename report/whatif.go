@@ -152,7 +152,7 @@ func RenderWhatIf(w io.Writer, wi *analyze.WhatIf, f Format, opts Options) error
 	var err error
 	switch f {
 	case FormatTable:
-		err = renderTable(w, d, opts.Colour, opts.Width)
+		err = renderTable(w, d, opts)
 	case FormatMarkdown:
 		err = renderMarkdown(w, d)
 	case FormatJSON:

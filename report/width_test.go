@@ -66,6 +66,9 @@ func TestWrapWords(t *testing.T) {
 		{name: "cuts only a word longer than a line", text: "a /very/long/path/to/a/file ok", width: 10, want: []string{"a", "/very/long", "/path/to/a", "/file ok"}},
 		{name: "wide characters take two columns", text: "日本語 テキスト", width: 8, want: []string{"日本語", "テキスト"}},
 		{name: "empty", text: "", width: 10, want: []string{""}},
+		{name: "a number keeps its unit of seconds", text: "stayed empty 47.2 s after", width: 17, want: []string{"stayed empty", "47.2 s after"}},
+		{name: "and its unit's punctuation", text: "every 12.0 s; then", width: 10, want: []string{"every", "12.0 s;", "then"}},
+		{name: "an s that is no unit wraps alone", text: "class s here", width: 7, want: []string{"class s", "here"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

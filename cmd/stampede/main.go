@@ -181,6 +181,8 @@ type analyzeOptions struct {
 	format string
 	output string
 	width  int
+	// verbose is report.Options.Verbose: the evidence in the table format.
+	verbose bool
 	// whatIf adds the what-if comparison to the report.
 	whatIf      bool
 	whatIfFlags whatIfFlags
@@ -238,6 +240,7 @@ func newAnalyzeCmd() *cobra.Command {
 					return err
 				}
 				var err error
+				opts.Verbose = o.verbose
 				if o.output == "" {
 					out := cmd.OutOrStdout()
 					opts.Colour = useColour(out)
@@ -265,6 +268,7 @@ func newAnalyzeCmd() *cobra.Command {
 	completeReportFormat(cmd)
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write the report to FILE instead of standard output")
 	widthFlag(cmd, &o.width)
+	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "table format: add the evidence behind the findings (cap reasoning per layer, distributions, the autocorrelation test, join method, skipped lines); markdown and html always hold it")
 	o.analysisFlags.register(cmd)
 	o.gates.register(cmd)
 	cmd.Flags().BoolVar(&o.whatIf, "whatif", false, "replay the incident under other retry policies and add the comparison to the report (see 'stampede whatif')")

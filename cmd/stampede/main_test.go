@@ -57,9 +57,25 @@ func TestCommands(t *testing.T) {
 			name: "analyze table",
 			args: []string{"analyze", incident},
 			check: func(t *testing.T, stdout string) {
-				for _, want := range []string{"FINDINGS", "period 84.04 s = requeue delay 60.00 s", "WAVES"} {
+				for _, want := range []string{"FINDINGS", "period 84.0 s = requeue delay 60.0 s", "WAVES"} {
 					if !strings.Contains(stdout, want) {
 						t.Errorf("table report lacks %q", want)
+					}
+				}
+				if strings.Contains(stdout, "Method and cap evidence per layer") {
+					t.Error("the default table report shows the evidence")
+				}
+			},
+		},
+		{
+			// --verbose only sets report.Options.Verbose: the evidence
+			// blocks come back.
+			name: "analyze table verbose",
+			args: []string{"analyze", incident, "--verbose"},
+			check: func(t *testing.T, stdout string) {
+				for _, want := range []string{"FINDINGS", "Method and cap evidence per layer", "Distribution (value × units)", "join method"} {
+					if !strings.Contains(stdout, want) {
+						t.Errorf("verbose table report lacks %q", want)
 					}
 				}
 			},
