@@ -528,7 +528,9 @@ func chooseParser(sample []sampledLine, whole bool, opt Options, strs *interner)
 			}
 			tried = append(tried, why)
 		}
-		return nil, fmt.Errorf("cannot detect the format; tried %s", strings.Join(tried, "; "))
+		// Most logs no format here reads are written by a log_format of
+		// their own: say how to give it.
+		return nil, fmt.Errorf("cannot detect the format; tried %s. A log written by a format of your own is read with --log-format and its definition (an nginx log_format, Apache LogFormat or Envoy format string; see 'stampede formats')", strings.Join(tried, "; "))
 	}
 	for _, fe := range formats {
 		if fe.info.Name == format || slices.Contains(fe.info.Aliases, format) {

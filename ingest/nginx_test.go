@@ -302,6 +302,7 @@ func TestDetectionErrors(t *testing.T) {
 				"jsonl (0 of 1 lines start with '{')",
 				`openai-node (no timestamped "[log_…]" request line)`, "botocore (no timestamped botocore request or retry line)",
 				"openai-python (no httpx",
+				"read with --log-format and its definition",
 				"nginx:stampede (0 of 1 lines parse; line 1: expected ' - ' after $remote_addr at column 1)",
 				"nginx:retry", "nginx:main", "nginx:combined", "apache:combined (0 of 1 lines parse; line 1: expected ' ' after %l at column 7)",
 				"apache:common", "envoy:default (0 of 1 lines parse; line 1: expected '[' at column 1)",
