@@ -4,27 +4,12 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/dustin/go-humanize"
 )
 
 // count renders an integer with thousands separators: 33952 -> "33,952".
-func count(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func count(n int64) string { return humanize.Comma(n) }
 
 // pct renders a fraction as a percentage with one decimal: 0.3121 -> "31.2%".
 func pct(f float64) string {

@@ -8,6 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/stampede/stampede/analyze"
 )
 
@@ -20,29 +22,7 @@ import (
 const notAvailable = "–"
 
 // count renders an integer with thousands separators: 1234567 -> "1,234,567".
-func count(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	sign := ""
-	if n < 0 {
-		sign, s = "-", s[1:]
-	}
-	if len(s) <= 3 {
-		return sign + s
-	}
-	var b strings.Builder
-	b.WriteString(sign)
-	head := len(s) % 3
-	if head > 0 {
-		b.WriteString(s[:head])
-	}
-	for i := head; i < len(s); i += 3 {
-		if b.Len() > len(sign) {
-			b.WriteByte(',')
-		}
-		b.WriteString(s[i : i+3])
-	}
-	return b.String()
-}
+func count(n int64) string { return humanize.Comma(n) }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
