@@ -853,10 +853,7 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		// on the grid and the rest a whole number of comb spacings from
 		// it; only bursts that are neither count against the period.
 		strayIdx, shared := strays(centres, w.Waves, members, w.BestLag, pr.intraSpacing*seconds(bw), seconds(bw))
-		stray := len(strayIdx)
-		if shared {
-			stray = 0
-		}
+		stray := strayCount(strayIdx, shared)
 		sharp := onGrid > minRepeats || sharpWaves(w.Waves, members, w.BestLag, pr.intraSpacing*seconds(bw), seconds(bw))
 		gridded := onGrid >= minRepeats && 2*stray <= onGrid
 		w.Periodic = pr.acf > pr.threshold && gridded && sharp
@@ -1289,7 +1286,12 @@ func probAsAlike(a, b int64) float64 {
 // covers such a point; either way the burst belongs to the waves. Without
 // a comb every burst off the grid is a stray.
 func strayBursts(centresNs []float64, waves []Wave, onGrid []bool, period, comb, binWidth float64) int {
-	idx, shared := strays(centresNs, waves, onGrid, period, comb, binWidth)
+	return strayCount(strays(centresNs, waves, onGrid, period, comb, binWidth))
+}
+
+// strayCount is how many of the strays count against the period: none
+// when they share one offset.
+func strayCount(idx []int, shared bool) int {
 	if shared {
 		return 0
 	}

@@ -72,18 +72,17 @@ func (g *gateFlags) checkOutputs(inputs []string) error {
 	return nil
 }
 
-// apply evaluates the rules, prints one line per rule to w, writes the
-// optional JUnit and summary files, and returns a *gateFailure when a rule
-// held. Once ctx is done it writes nothing more, unless --junit is written
+// apply evaluates the rules, prints one line per rule to w (verdicts
+// coloured when colour), writes the optional JUnit and summary files, and
+// returns a *gateFailure when a rule held. Once ctx is done it writes nothing more, unless --junit is written
 // already: its summary then follows.
-func (g *gateFlags) apply(ctx context.Context, w io.Writer, rules []gate.Rule, res *analyze.Result, inputs []string) error {
+func (g *gateFlags) apply(ctx context.Context, w io.Writer, colour bool, rules []gate.Rule, res *analyze.Result, inputs []string) error {
 	if len(rules) == 0 {
 		return nil
 	}
 	// rules has parsed it already.
 	unmeasurable, _ := gate.ParseUnmeasurable(g.unmeasurable)
 	outcomes := gate.EvaluateWith(res, rules, unmeasurable)
-	colour := useColour(w)
 	paint := func(verdict string, failed bool) string {
 		if verdict == "warn" {
 			return report.Warning(verdict, colour)
@@ -210,7 +209,7 @@ Exit status:
 				if err := noEvents(res.Inputs); err != nil {
 					return err
 				}
-				return o.gates.apply(ctx, cmd.OutOrStdout(), rules, res, args)
+				return o.gates.apply(ctx, cmd.OutOrStdout(), useColour(cmd, cmd.OutOrStdout()), rules, res, args)
 			}
 			return o.inputs.limits.run(cmd, args, analyse, write)
 		},

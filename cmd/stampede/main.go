@@ -79,13 +79,13 @@ waves.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.PersistentFlags().StringVar(&colourMode, "color", "auto", "colour the terminal output: auto (when it is a terminal and NO_COLOR is unset), always or never")
+	colour := root.PersistentFlags().String("color", "auto", "colour the terminal output: auto (when it is a terminal and NO_COLOR is unset), always or never")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		switch colourMode {
+		switch *colour {
 		case "auto", "always", "never":
 			return nil
 		}
-		return fmt.Errorf("--color %q: want auto, always or never", colourMode)
+		return fmt.Errorf("--color %q: want auto, always or never", *colour)
 	}
 	root.AddCommand(newAnalyzeCmd(), newCheckCmd(), newIngestCmd(), newSimulateCmd(), newWhatIfCmd(), newFormatsCmd(), newManCmd())
 	return root
@@ -243,7 +243,7 @@ func newAnalyzeCmd() *cobra.Command {
 				opts.Verbose = o.verbose
 				if o.output == "" {
 					out := cmd.OutOrStdout()
-					opts.Colour = useColour(out)
+					opts.Colour = useColour(cmd, out)
 					opts.Width = tableWidth(o.width, out)
 					err = report.RenderWith(safefile.Writer(ctx, out), res, format, opts)
 				} else {
@@ -258,7 +258,7 @@ func newAnalyzeCmd() *cobra.Command {
 				// comes now, so that a run stopped with exit 2 never leaves
 				// a report. They take milliseconds. Gate lines go to
 				// stderr: stdout holds the report.
-				return o.gates.apply(context.WithoutCancel(ctx), cmd.ErrOrStderr(), rules, res, args)
+				return o.gates.apply(context.WithoutCancel(ctx), cmd.ErrOrStderr(), useColour(cmd, cmd.ErrOrStderr()), rules, res, args)
 			}
 			return o.inputs.limits.run(cmd, args, analyse, write)
 		},

@@ -43,14 +43,15 @@ func terminalOf(output string, out io.Writer) io.Writer {
 	return out
 }
 
-// colourMode is --color: auto, always or never.
-var colourMode = "auto"
-
 // useColour applies --color to output w: auto colours a terminal only, and
 // only when NO_COLOR is unset (see report.UseColour); always and never are
 // the user's word over both.
-func useColour(w io.Writer) bool {
-	switch colourMode {
+func useColour(cmd *cobra.Command, w io.Writer) bool {
+	mode := "auto"
+	if f := cmd.Flag("color"); f != nil {
+		mode = f.Value.String()
+	}
+	switch mode {
 	case "always":
 		return true
 	case "never":

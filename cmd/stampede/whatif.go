@@ -136,7 +136,7 @@ Token sizes are not in access logs: give --task-tokens and --interactive-tokens
 			out := cmd.OutOrStdout()
 			write := func(ctx context.Context) error {
 				return writeOutput(ctx, o.output, out, func(w io.Writer) error {
-					return report.RenderWhatIf(w, wi, format, report.Options{Colour: o.output == "" && useColour(out), Width: tableWidth(o.width, terminalOf(o.output, out))})
+					return report.RenderWhatIf(w, wi, format, report.Options{Colour: o.output == "" && useColour(cmd, out), Width: tableWidth(o.width, terminalOf(o.output, out))})
 				})
 			}
 			return o.inputs.limits.run(cmd, args, replay, write)
