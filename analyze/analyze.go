@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/stampede/stampede/timeline"
@@ -42,20 +43,44 @@ func Run(tl *timeline.Timeline, opt Options) *Result {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s events in %s repeat another input's (the same file given twice, rotated files that overlap, or a second log format of the same requests); they are counted once", count(in.Duplicates), in.Path))
 		}
 	}
+	// The analyses only read the timeline and the joins, so those that do
+	// not feed each other run at once: clocks beside clients and the joins,
+	// then the reconciliation and amplification beside the wave search.
+	// Each keeps its own warnings, added in one fixed order.
+	var wg sync.WaitGroup
+	var clientsDone sync.WaitGroup
+	startClients := func(tl *timeline.Timeline) {
+		clientsDone.Go(func() {
+			// Clients read no times, so the aligned copy gives the same.
+			res.Clients, res.ClientsBound = clients(tl)
+		})
+	}
+	if !opt.Align {
+		startClients(tl)
+	}
 	res.Clocks = EstimateClocks(tl)
 	if opt.Align {
 		tl = alignClocks(tl, res.Clocks)
 		res.Window = window(tl)
+		startClients(tl)
 	}
 	clockWarned := clockWarnings(res.Clocks)
 	res.Clocks, res.ClocksBound = foldClocks(res.Clocks)
-	res.Clients, res.ClientsBound = clients(tl)
 	j := buildJoins(tl)
-	res.Reconcile = reconcile(j)
-	res.Amplification = amplify(j)
-	res.Waves = findWaves(j, opt, true)
+	reconciled, amplified := *j, *j
+	reconciled.warnings, amplified.warnings = nil, nil
+	wg.Go(func() { res.Reconcile = reconcile(&reconciled) })
+	wg.Go(func() { res.Amplification = amplify(&amplified) })
+	waved := *j
+	waved.warnings = nil
+	res.Waves = findWaves(&waved, opt, true)
+	clientsDone.Wait()
 	attributeSDK(&res.Waves, res.Clients)
+	wg.Wait()
 	res.Warnings = append(res.Warnings, j.warnings...)
+	res.Warnings = append(res.Warnings, reconciled.warnings...)
+	res.Warnings = append(res.Warnings, amplified.warnings...)
+	res.Warnings = append(res.Warnings, waved.warnings...)
 	res.Warnings = append(res.Warnings, waveWarnings(&res.Waves, res.Window.Duration)...)
 	res.Warnings = append(res.Warnings, clockWarned...)
 	res.Findings = findings(res)

@@ -841,6 +841,13 @@ func TestAutoSpillHonoursLimits(t *testing.T) {
 	}
 	f.Truncate(100 << 20) // one line of 100 MiB: over 50 MB to hold
 	f.Close()
+	big := filepath.Join(t.TempDir(), "big.log")
+	f, err = os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(3 << 30) // 1.5 GiB to hold: over the default working set
+	f.Close()
 	const meminfo = "MemAvailable:    8388608 kB\n"
 	tests := []struct {
 		name    string
@@ -863,6 +870,10 @@ func TestAutoSpillHonoursLimits(t *testing.T) {
 		{"GOMEMLIMIT", map[string]string{"proc/meminfo": meminfo}, 64 << 20, []string{input}, true, "GOMEMLIMIT"},
 		{"standard input waits for the heap to grow", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/\n", "sys/fs/cgroup/memory.max": "201326592"},
 			0, []string{"-"}, false, ""},
+		{"a large input on a large machine keeps to the default working set", map[string]string{"proc/meminfo": "MemAvailable:  67108864 kB\n"},
+			0, []string{big}, true, "1.3 GB, the most a run holds in memory unless --max-memory says otherwise"},
+		{"a room that cannot be read keeps to the default working set", map[string]string{}, 0, []string{big}, true, "the most a run holds in memory"},
+		{"a small input with the room unknown", map[string]string{}, 0, []string{input}, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -52,36 +52,48 @@ func (l *limitFlags) availableMemory() (memlimit.Room, bool) {
 	return host.Available()
 }
 
+// defaultWorkingSet is the most a run without --max-memory holds in
+// memory before its events go to a spill file, however much the machine
+// has: a log of distinct task ids, or tens of GB of any log, would
+// otherwise take gigabytes of a shared CI runner or laptop. Below it a run
+// never touches the disk; above it the spill costs about a tenth more CPU.
+// --max-memory sets another bound, larger or smaller.
+const defaultWorkingSet = 1280 << 20
+
 // autoSpill decides, without --max-memory, whether the run spills: at once
-// when the inputs look larger than half the room, in standby when an
-// input's size cannot be known, else never. stop ends what it started.
+// when the inputs look larger than the smaller of half the room and
+// defaultWorkingSet, in standby when an input's size cannot be known, else
+// never. stop ends what it started.
 func (l *limitFlags) autoSpill(inputs []string, stderr io.Writer) (stop func()) {
 	room, ok := l.availableMemory()
 	if !ok {
-		return func() {}
+		room = memlimit.Room{Bytes: 2 * defaultWorkingSet}
 	}
 	footprint, known := estimatedFootprint(inputs)
-	half := room.Bytes / 2
+	target, why := room.Bytes/2, fmt.Sprintf("half of the %s of memory available (%s)", formatBytes(room.Bytes), room.By)
+	if target > defaultWorkingSet || !ok {
+		target, why = defaultWorkingSet, fmt.Sprintf("%s, the most a run holds in memory unless --max-memory says otherwise", formatBytes(defaultWorkingSet))
+	}
 	switch {
-	case footprint > half:
-		fmt.Fprintf(stderr, "stampede: the inputs may need more than half of the %s of memory available (%s); spilling events to a file in %s to stay under %s (set --max-memory to choose)\n",
-			formatBytes(room.Bytes), room.By, spillDirName(l.spillDir), formatBytes(half))
-		return l.spillOrNot(half, stderr)
+	case footprint > target:
+		fmt.Fprintf(stderr, "stampede: the inputs may need more than %s; spilling events to a file in %s to stay under %s (set --max-memory to choose)\n",
+			why, spillDirName(l.spillDir), formatBytes(target))
+		return l.spillOrNot(target, stderr)
 	case !known:
 		// Nothing tells how large the input will grow, so the spill
 		// waits in standby and takes the first slice that would carry the
-		// heap past a quarter of the room: what was read before moves
-		// there as the events next double, the rest is left for that copy
-		// and the analyses. A run that stays small never touches the disk
-		// and says nothing.
-		stop, err := spill.Start(spill.Options{Dir: l.spillDir, Budget: int64(float64(half) * spillShare), HeapAbove: room.Bytes / 4,
+		// heap past half the target: what was read before moves there as
+		// the events next double, the rest is left for that copy and the
+		// analyses. A run that stays small never touches the disk and
+		// says nothing.
+		stop, err := spill.Start(spill.Options{Dir: l.spillDir, Budget: int64(float64(target) * spillShare), HeapAbove: target / 2,
 			OnFirst: func(err error) {
 				if err != nil {
-					fmt.Fprintf(stderr, "stampede: reading an input of unknown size (standard input or a pipe), the heap passed %s; %v; reading in memory\n", formatBytes(room.Bytes/4), err)
+					fmt.Fprintf(stderr, "stampede: reading an input of unknown size (standard input or a pipe), the heap passed %s; %v; reading in memory\n", formatBytes(target/2), err)
 					return
 				}
-				fmt.Fprintf(stderr, "stampede: reading an input of unknown size (standard input or a pipe), the heap passed %s, a quarter of the %s of memory available (%s); spilling events to a file in %s to stay under %s (set --max-memory to choose)\n",
-					formatBytes(room.Bytes/4), formatBytes(room.Bytes), room.By, spillDirName(l.spillDir), formatBytes(half))
+				fmt.Fprintf(stderr, "stampede: reading an input of unknown size (standard input or a pipe), the heap passed %s, half of %s; spilling events to a file in %s to stay under %s (set --max-memory to choose)\n",
+					formatBytes(target/2), why, spillDirName(l.spillDir), formatBytes(target))
 			}})
 		if err != nil {
 			fmt.Fprintf(stderr, "stampede: %v; reading in memory\n", err)
