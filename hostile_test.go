@@ -273,7 +273,7 @@ const maxHostileReport = 2 << 20
 func TestHostileInputReports(t *testing.T) {
 	for _, c := range hostileCorpus(t) {
 		t.Run(c.name, func(t *testing.T) {
-			tl, res, err := AnalyzeTimeline(context.Background(), Config{Inputs: c.inputs, Seed: 1})
+			res, err := Analyze(context.Background(), Config{Inputs: c.inputs, Seed: 1})
 			if err != nil {
 				checkClearError(t, err, c.inputs)
 				return
@@ -296,8 +296,7 @@ func TestHostileInputReports(t *testing.T) {
 			}
 			for _, f := range []report.Format{report.FormatTable, report.FormatMarkdown, report.FormatJSON, report.FormatHTML} {
 				var buf bytes.Buffer
-				opts := report.Options{Series: report.NewSeries(tl, res)}
-				if err := report.RenderWith(&buf, res, f, opts); err != nil {
+				if err := report.RenderWith(&buf, res, f, report.Options{}); err != nil {
 					t.Fatalf("render %s: %v", f, err)
 				}
 				checkInert(t, f, buf.String())
@@ -523,12 +522,12 @@ func TestFarEventsAreSkipped(t *testing.T) {
 func TestAnalysisIsDeterministic(t *testing.T) {
 	inputs := []string{"testdata/seed-incident", filepath.Join(hostileDir, "rotated"), filepath.Join(hostileDir, "escapes.jsonl")}
 	render := func() map[report.Format][]byte {
-		tl, res, err := AnalyzeTimeline(context.Background(), Config{Inputs: inputs, Seed: 7})
+		res, err := Analyze(context.Background(), Config{Inputs: inputs, Seed: 7})
 		if err != nil {
 			t.Fatal(err)
 		}
 		out := map[report.Format][]byte{}
-		opts := report.Options{Series: report.NewSeries(tl, res)}
+		opts := report.Options{}
 		for _, f := range []report.Format{report.FormatTable, report.FormatMarkdown, report.FormatJSON, report.FormatHTML} {
 			var buf bytes.Buffer
 			if err := report.RenderWith(&buf, res, f, opts); err != nil {

@@ -19,13 +19,12 @@ import (
 // matters is that the page is whole, each chart is a well-formed SVG with
 // its legend, and nothing in it can run.
 func TestHTMLReportBundledIncident(t *testing.T) {
-	tl, res, err := stampede.AnalyzeTimeline(context.Background(), stampede.Config{Inputs: []string{"testdata/seed-incident"}, Seed: 1})
+	res, err := stampede.Analyze(context.Background(), stampede.Config{Inputs: []string{"testdata/seed-incident"}, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	series := report.NewSeries(tl, res)
 	var buf bytes.Buffer
-	if err := report.RenderWith(&buf, res, report.FormatHTML, report.Options{Series: series}); err != nil {
+	if err := report.RenderWith(&buf, res, report.FormatHTML, report.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()
@@ -46,7 +45,7 @@ func TestHTMLReportBundledIncident(t *testing.T) {
 		}
 	}
 
-	charts, err := report.Charts(res, series)
+	charts, err := report.Charts(res)
 	if err != nil {
 		t.Fatal(err)
 	}

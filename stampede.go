@@ -518,7 +518,9 @@ func Analyze(ctx context.Context, cfg Config) (*analyze.Result, error) {
 }
 
 // AnalyzeTimeline is Analyze that also returns the timeline, for callers
-// that draw from the events themselves (charts of requests per second).
+// that replay the events themselves (the what-if). A caller that only
+// renders needs Analyze: the result holds the charts' series, and the
+// timeline can go before the report is written.
 func AnalyzeTimeline(ctx context.Context, cfg Config) (*timeline.Timeline, *analyze.Result, error) {
 	tl, err := Ingest(ctx, cfg)
 	if err != nil {

@@ -32,7 +32,8 @@ type Options struct {
 // on their own leave them out.
 func Run(tl *timeline.Timeline, opt Options) *Result {
 	res := &Result{SchemaVersion: SchemaVersion, Findings: []string{}, Warnings: []string{}}
-	res.Window = window(tl)
+	counts := countEvents(tl)
+	res.Window = counts.window()
 	res.Inputs, res.InputsBound = inputs(tl)
 	for _, in := range res.Inputs {
 		if in.Skipped > 0 {
@@ -49,10 +50,11 @@ func Run(tl *timeline.Timeline, opt Options) *Result {
 	// Each keeps its own warnings, added in one fixed order.
 	var wg sync.WaitGroup
 	var clientsDone sync.WaitGroup
+	counted := counts.observers(tl)
 	startClients := func(tl *timeline.Timeline) {
 		clientsDone.Go(func() {
 			// Clients read no times, so the aligned copy gives the same.
-			res.Clients, res.ClientsBound = clients(tl)
+			res.Clients, res.ClientsBound = clients(tl, counted)
 		})
 	}
 	if !opt.Align {
@@ -60,13 +62,19 @@ func Run(tl *timeline.Timeline, opt Options) *Result {
 	}
 	res.Clocks = EstimateClocks(tl)
 	if opt.Align {
-		tl = alignClocks(tl, res.Clocks)
-		res.Window = window(tl)
+		if aligned := alignClocks(tl, res.Clocks); aligned != tl {
+			tl = aligned
+			counts = countEvents(tl)
+			res.Window = counts.window()
+		}
 		startClients(tl)
 	}
 	clockWarned := clockWarnings(res.Clocks)
 	res.Clocks, res.ClocksBound = foldClocks(res.Clocks)
-	j := buildJoins(tl)
+	wg.Go(func() {
+		res.Series = accumulate(tl, func() *seriesCounts { return newSeriesCounts(res.Window) }).finalize()
+	})
+	j := buildJoinsWith(tl, counts)
 	reconciled, amplified := *j, *j
 	reconciled.warnings, amplified.warnings = nil, nil
 	wg.Go(func() { res.Reconcile = reconcile(&reconciled) })
@@ -85,19 +93,6 @@ func Run(tl *timeline.Timeline, opt Options) *Result {
 	res.Warnings = append(res.Warnings, clockWarned...)
 	res.Findings = findings(res)
 	return res
-}
-
-func window(tl *timeline.Timeline) Window {
-	if len(tl.Events) == 0 {
-		return Window{}
-	}
-	start, end := tl.Events[0].Start, tl.Events[0].Start
-	for i := range tl.Events {
-		e := &tl.Events[i]
-		start = min(start, e.Start)
-		end = max(end, e.Start, e.End)
-	}
-	return Window{Start: time.Unix(0, start).UTC(), End: time.Unix(0, end).UTC(), Duration: seconds(end - start)}
 }
 
 // inputs accounts for each file, at most maxInputRows rows: a directory

@@ -164,12 +164,12 @@ func policyFor(sdk, ver string) (sdkPolicy, bool) {
 }
 
 // clients groups HTTP attempts by the SDK their User-Agent names. Only the
-// attempts that count (those of the best observer, see attemptObservers)
+// attempts that count (those of the best observer, see eventCounts.observers)
 // make a client, so that an SDK debug log beside the access log adds no
 // second copy of the same traffic; what the other logs say of a botocore
 // client's retry mode still names it. At most maxClientRows clients are
 // counted apart, and maxClientsShown rows returned.
-func clients(tl *timeline.Timeline) ([]Client, TableBound) {
+func clients(tl *timeline.Timeline, counted []bool) ([]Client, TableBound) {
 	type key struct{ sdk, ver string }
 	byKey := map[key]*Client{}
 	// maxes counts the attempt limits the wire announced per client.
@@ -182,7 +182,6 @@ func clients(tl *timeline.Timeline) ([]Client, TableBound) {
 	// since a hostile log brings a new one on every line.
 	var uncounted []uint64
 	bound := TableBound{Rows: maxClientsShown, Counted: maxClientRows}
-	counted := attemptObservers(tl)
 	for i := range tl.Events {
 		e := &tl.Events[i]
 		if e.Layer != timeline.LayerHTTP || e.Client == timeline.NoSym {

@@ -60,7 +60,7 @@ func TestClientsCountsAttempts(t *testing.T) {
 		withClient(ev(h, 1, ok, ia, "", "", 1), "Botocore/1.29.27 Python/3.11.2"),
 		withClient(ev(h, 2, ok, ia, "", "", 0), ""),
 	)
-	got, _ := clients(tl)
+	got, _ := clients(tl, countEvents(tl).observers(tl))
 	if len(got) != 2 || got[0].SDK != "openai-python" || got[0].Attempts != 2 || got[0].Throttled != 1 || got[1].SDK != "botocore" {
 		t.Fatalf("clients = %+v", got)
 	}
@@ -110,7 +110,7 @@ func TestClientsBotocoreMode(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tl := build(tc.events...)
 			tl.Sources = []timeline.Source{{Path: "access.log", Observer: timeline.ObserverProxy}, {Path: "sdk.log", Observer: timeline.ObserverSDK}}
-			got, _ := clients(tl)
+			got, _ := clients(tl, countEvents(tl).observers(tl))
 			if len(got) != 1 || got[0].SDK != tc.sdk || !strings.Contains(got[0].Policy, tc.from) || got[0].UserAgent != ua {
 				t.Fatalf("clients = %+v, want one %q client whose policy says %q", got, tc.sdk, tc.from)
 			}
@@ -158,7 +158,8 @@ func TestClientsBounded(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, bound := clients(&timeline.Timeline{Events: tt.ev, Sources: []timeline.Source{{Path: "a.log"}}})
+			tl := &timeline.Timeline{Events: tt.ev, Sources: []timeline.Source{{Path: "a.log"}}}
+			got, bound := clients(tl, countEvents(tl).observers(tl))
 			if bound != tt.wantBound {
 				t.Errorf("bound %+v, want %+v", bound, tt.wantBound)
 			}

@@ -65,6 +65,10 @@ type taskUnit struct {
 // all read it. It only refers to the timeline, which stays immutable.
 type joins struct {
 	tl *timeline.Timeline
+	// counts are the timeline's event counts; counted marks the sources
+	// whose HTTP attempts count (eventCounts.observers).
+	counts  *eventCounts
+	counted []bool
 
 	// http and callEvents index Timeline.Events by layer. Queue-layer
 	// events are not read: queue attempts come from the calls' numbers.
@@ -110,44 +114,25 @@ func (j *joins) queueAttemptsOf(t *taskUnit) []int32 {
 	return j.taskQueueAttempts[t.first : t.first+t.n]
 }
 
-// attemptObservers marks the sources whose attempts count: those of the best
-// observer that logged any. An SDK debug log read beside the proxy's access
-// log describes the same attempts again, less completely.
-func attemptObservers(tl *timeline.Timeline) []bool {
-	best := -1
-	has := make([]bool, len(tl.Sources))
-	for i := range tl.Events {
-		e := &tl.Events[i]
-		if e.Layer == timeline.LayerHTTP && int(e.Source) < len(has) {
-			has[e.Source] = true
-		}
-	}
-	for s, src := range tl.Sources {
-		if has[s] {
-			best = max(best, src.Observer.Rank())
-		}
-	}
-	use := make([]bool, len(tl.Sources))
-	for s, src := range tl.Sources {
-		use[s] = has[s] && src.Observer.Rank() == best
-	}
-	return use
+func buildJoins(tl *timeline.Timeline) *joins {
+	return buildJoinsWith(tl, countEvents(tl))
 }
 
-func buildJoins(tl *timeline.Timeline) *joins {
+// buildJoinsWith is buildJoins given the timeline's event counts.
+func buildJoinsWith(tl *timeline.Timeline, counts *eventCounts) *joins {
 	n := len(tl.Events)
-	j := &joins{tl: tl, groupOf: spill.Make[int32](n, n), nextAttempt: spill.Make[int32](n, n)}
+	j := &joins{tl: tl, counts: counts, groupOf: spill.Make[int32](n, n), nextAttempt: spill.Make[int32](n, n)}
 	// Room for every event: capacity that is never written costs no memory
 	// on the machine, while growing by doubling copies the slice each time.
 	j.http = spill.Make[int32](0, n)
-	attemptSources := attemptObservers(tl)
+	j.counted = counts.observers(tl)
 	for i := range tl.Events {
 		e := &tl.Events[i]
 		j.groupOf[i] = -1
 		j.nextAttempt[i] = -1
 		switch e.Layer {
 		case timeline.LayerHTTP:
-			if attemptSources[e.Source] {
+			if j.counted[e.Source] {
 				j.http = append(j.http, int32(i))
 			}
 		case timeline.LayerCall:

@@ -14,29 +14,6 @@ func Reconcile(tl *timeline.Timeline) Reconciliation {
 	return reconcile(buildJoins(tl))
 }
 
-func httpSide(tl *timeline.Timeline, idx []int32, keep func(*timeline.Event) bool) HTTPSide {
-	var h HTTPSide
-	for _, i := range idx {
-		e := &tl.Events[i]
-		if keep != nil && !keep(e) {
-			continue
-		}
-		h.Attempts++
-		switch e.Outcome {
-		case timeline.OutcomeOK:
-			h.OK++
-		case timeline.OutcomeThrottled:
-			h.Throttled++
-		case timeline.OutcomeRetryable:
-			h.Retryable++
-		case timeline.OutcomeNonRetryable:
-			h.NonRetryable++
-		}
-	}
-	h.ThrottleRate = ratio(float64(h.Throttled), float64(h.Attempts))
-	return h
-}
-
 func appSide(j *joins, keep func(*callUnit) bool) AppSide {
 	var a AppSide
 	for i := range j.calls {
@@ -124,7 +101,7 @@ const inferredHTTPNote = "from the SDK's attempt count per call: no attempt is l
 
 func reconcile(j *joins) Reconciliation {
 	tl := j.tl
-	r := Reconciliation{HTTP: httpSide(tl, j.http, nil), App: appSide(j, nil), Method: j.attemptMethod,
+	r := Reconciliation{HTTP: j.counts.httpSide(tl, timeline.ClassUnknown, true), App: appSide(j, nil), Method: j.attemptMethod,
 		AttemptsJoined: j.joinedAttempts(), ByClass: []ClassReconciliation{}}
 	inferHTTP := len(j.http) == 0 && j.callsFromLog
 	if inferHTTP {
@@ -190,7 +167,7 @@ func reconcile(j *joins) Reconciliation {
 
 	for _, cl := range []timeline.Class{timeline.ClassBatch, timeline.ClassInteractive} {
 		cl := cl
-		h := httpSide(tl, j.http, func(e *timeline.Event) bool { return e.Class == cl })
+		h := j.counts.httpSide(tl, cl, false)
 		keep := func(c *callUnit) bool { return c.class == cl }
 		if inferHTTP {
 			h, _ = inferredHTTPSide(j, keep)
@@ -243,7 +220,7 @@ func splitUnjoinedByCallCounts(j *joins, r *Reconciliation, unjoined map[timelin
 	}
 	var moved int64
 	for cl, n := range unjoined {
-		h := httpSide(j.tl, j.http, func(e *timeline.Event) bool { return e.Class == cl })
+		h := j.counts.httpSide(j.tl, cl, false)
 		if h.Retryable+h.NonRetryable > 0 {
 			continue
 		}

@@ -37,6 +37,9 @@ type Result struct {
 	ClientsBound TableBound `json:"clients_bound"`
 	// Warnings are caveats on the numbers above; every format shows them.
 	Warnings []string `json:"warnings"`
+	// Series is what the charts draw: attempts per second, and the
+	// interactive class by window.
+	Series Series `json:"-"`
 	// WhatIf is the replay of the incident under other retry policies;
 	// present only when asked for (analyze --whatif).
 	WhatIf *WhatIf `json:"what_if,omitempty"`

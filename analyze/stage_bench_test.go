@@ -90,7 +90,7 @@ func BenchmarkStageClocks(b *testing.B) {
 }
 
 func BenchmarkStageClients(b *testing.B) {
-	benchmarkStage(b, func(tl *timeline.Timeline, _ *joins) { clients(tl) })
+	benchmarkStage(b, func(tl *timeline.Timeline, j *joins) { clients(tl, j.counted) })
 }
 
 // BenchmarkStageRun is every analysis, as stampede.Analyze runs them, on

@@ -1706,7 +1706,7 @@ func clientAttemptGaps(j *joins) delaySample {
 	tl := j.tl
 	// The HTTP side counts whole sources (those of the best observer), so
 	// the uncounted attempts are those of the other sources.
-	counted := attemptObservers(tl)
+	counted := j.counted
 	d := delaySample{kind: kindSDKDelay, coarse: true, gaps: spill.Make[float64](0, 0)}
 	if !slices.Contains(counted, false) {
 		return d

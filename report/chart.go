@@ -72,8 +72,9 @@ var (
 
 // Charts returns every chart the result has data for, in reading order.
 // series supplies the per-second counts, which the result does not carry;
-// a zero Series omits the charts drawn from them.
-func Charts(r *analyze.Result, series Series) ([]*Chart, error) {
+// a zero analyze.Series omits the charts drawn from them.
+func Charts(r *analyze.Result) ([]*Chart, error) {
+	series := r.Series
 	var charts []*Chart
 	if len(series.Rate) > 0 {
 		c, err := RateChart(r, series.Rate, "")
@@ -92,7 +93,7 @@ func Charts(r *analyze.Result, series Series) ([]*Chart, error) {
 		}
 		charts = append(charts, c)
 	}
-	if load := ThrottleLoadSeries(series.RateByClass, loadWindow); len(load) > 0 {
+	if load := ThrottleLoadSeries(series.RateByClass, analyze.LoadWindow); len(load) > 0 {
 		c, err := ThrottleLoadChart(r, load)
 		if err != nil {
 			return nil, err
@@ -121,32 +122,6 @@ func Charts(r *analyze.Result, series Series) ([]*Chart, error) {
 		charts = append(charts, c)
 	}
 	return charts, nil
-}
-
-// Series is what the charts need beyond the result.
-type Series struct {
-	// Rate is requests per second by outcome, one point per second from
-	// the incident start.
-	Rate []RatePoint
-	// RateByClass is the same per traffic class, in a stable order.
-	RateByClass []ClassRate
-	// Interactive is the interactive class's throttling and latency by
-	// window, for the starvation chart.
-	Interactive []InteractivePoint
-}
-
-// ClassRate is the per-second series of one traffic class.
-type ClassRate struct {
-	Class  string
-	Points []RatePoint
-}
-
-// RatePoint is one second of attempts, split by outcome, or, in a window
-// longer than maxRatePoints seconds, the mean second of several.
-type RatePoint struct {
-	// Offset is seconds after the incident start.
-	Offset                 float64
-	OK, Throttled, Errored float64
 }
 
 func newPlot(x, y string) *plot.Plot {
@@ -255,7 +230,7 @@ func geometricFit(r *analyze.Result, ratio float64) plotter.XYs {
 // few calls a second getting through beside a thousand throttled vanish on
 // a shared linear axis, and a log axis has no place for the seconds with
 // none.
-func RateChart(r *analyze.Result, points []RatePoint, class string) (*Chart, error) {
+func RateChart(r *analyze.Result, points []analyze.RatePoint, class string) (*Chart, error) {
 	if len(points) == 0 {
 		return nil, fmt.Errorf("rate chart: no per-second counts")
 	}
@@ -271,7 +246,7 @@ func RateChart(r *analyze.Result, points []RatePoint, class string) (*Chart, err
 	}
 	c := &Chart{Name: name, Title: caption, title: title}
 	okP, badP := newTimePlot(r, "ok / s"), newTimePlot(r, "throttled, error / s")
-	add := func(p *plot.Plot, name string, col color.Color, pick func(RatePoint) float64) error {
+	add := func(p *plot.Plot, name string, col color.Color, pick func(analyze.RatePoint) float64) error {
 		xys := make(plotter.XYs, len(points))
 		any := false
 		for i, pt := range points {
@@ -290,13 +265,13 @@ func RateChart(r *analyze.Result, points []RatePoint, class string) (*Chart, err
 		c.addLegend(name, l)
 		return nil
 	}
-	if err := add(okP, "ok", colourOK, func(pt RatePoint) float64 { return pt.OK }); err != nil {
+	if err := add(okP, "ok", colourOK, func(pt analyze.RatePoint) float64 { return pt.OK }); err != nil {
 		return nil, fmt.Errorf("rate chart: %w", err)
 	}
-	if err := add(badP, "throttled", colourThrottled, func(pt RatePoint) float64 { return pt.Throttled }); err != nil {
+	if err := add(badP, "throttled", colourThrottled, func(pt analyze.RatePoint) float64 { return pt.Throttled }); err != nil {
 		return nil, fmt.Errorf("rate chart: %w", err)
 	}
-	if err := add(badP, "error", colourError, func(pt RatePoint) float64 { return pt.Errored }); err != nil {
+	if err := add(badP, "error", colourError, func(pt analyze.RatePoint) float64 { return pt.Errored }); err != nil {
 		return nil, fmt.Errorf("rate chart: %w", err)
 	}
 	// A panel with nothing to draw (no attempt refused, or none got
@@ -335,14 +310,14 @@ const maxChartPoints = 1500
 // busiestSeconds merges runs of k seconds into one point, k the fewest that
 // leave at most max points, each field the largest of its run, so that
 // every wave keeps its height.
-func busiestSeconds(points []RatePoint, max int) ([]RatePoint, int) {
+func busiestSeconds(points []analyze.RatePoint, max int) ([]analyze.RatePoint, int) {
 	k := (len(points) + max - 1) / max
 	if k <= 1 {
 		return points, 1
 	}
-	out := make([]RatePoint, 0, (len(points)+k-1)/k)
+	out := make([]analyze.RatePoint, 0, (len(points)+k-1)/k)
 	for lo := 0; lo < len(points); lo += k {
-		pt := RatePoint{Offset: points[lo].Offset}
+		pt := analyze.RatePoint{Offset: points[lo].Offset}
 		for _, q := range points[lo:min(lo+k, len(points))] {
 			pt.OK, pt.Throttled, pt.Errored = math.Max(pt.OK, q.OK), math.Max(pt.Throttled, q.Throttled), math.Max(pt.Errored, q.Errored)
 		}
@@ -494,7 +469,7 @@ func ThrottleLoadChart(r *analyze.Result, points []LoadPoint) (*Chart, error) {
 		return nil, fmt.Errorf("throttle chart: no per-second counts")
 	}
 	points, _ = meanWindows(points, maxChartPoints)
-	window := float64(loadWindow)
+	window := float64(analyze.LoadWindow)
 	if len(points) > 1 {
 		// A long incident's points are several seconds each.
 		window = max(window, points[1].Offset-points[0].Offset)

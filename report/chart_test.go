@@ -27,11 +27,17 @@ var chartDir = flag.String("chartdir", "", "also write the test charts into `DIR
 // successful calls, and at each wave a burst of throttled attempts that
 // decays over a few seconds. It also gives r an ACF curve that peaks at the
 // 84 s period, with a 12 s comb near lag 0.
-func incidentSeries(r *analyze.Result) Series {
+// withSeries gives r the series s, as an analysis would have.
+func withSeries(r *analyze.Result, s analyze.Series) *analyze.Result {
+	r.Series = s
+	return r
+}
+
+func incidentSeries(r *analyze.Result) analyze.Series {
 	n := int(r.Window.Duration) + 1
-	s := Series{Rate: make([]RatePoint, n)}
+	s := analyze.Series{Rate: make([]analyze.RatePoint, n)}
 	for i := range s.Rate {
-		s.Rate[i] = RatePoint{Offset: float64(i), OK: 20}
+		s.Rate[i] = analyze.RatePoint{Offset: float64(i), OK: 20}
 	}
 	for _, w := range r.Waves.Waves {
 		at := int(sinceStart(r, w.Start))
@@ -40,18 +46,18 @@ func incidentSeries(r *analyze.Result) Series {
 			s.Rate[at+k].Errored += 60 / (1 + float64(k))
 		}
 	}
-	interactive := make([]RatePoint, n)
+	interactive := make([]analyze.RatePoint, n)
 	for i := range interactive {
-		interactive[i] = RatePoint{Offset: float64(i), OK: 3}
+		interactive[i] = analyze.RatePoint{Offset: float64(i), OK: 3}
 		if i%84 < 5 {
 			interactive[i].Throttled = 2
 		}
 	}
-	s.RateByClass = []ClassRate{{Class: "batch", Points: s.Rate}, {Class: "interactive", Points: interactive}}
+	s.RateByClass = []analyze.ClassRate{{Class: "batch", Points: s.Rate}, {Class: "interactive", Points: interactive}}
 	// Five-second windows, throttled and slow for 20 s after each wave:
 	// the starvation the chart is for.
-	for off := 0; off < n; off += loadWindow {
-		pt := InteractivePoint{Offset: float64(off), Attempts: 15, LatencyP50: 0.2, LatencyP95: 0.4, Calls: 10}
+	for off := 0; off < n; off += analyze.LoadWindow {
+		pt := analyze.InteractivePoint{Offset: float64(off), Attempts: 15, LatencyP50: 0.2, LatencyP95: 0.4, Calls: 10}
 		if off%84 < 25 {
 			pt.Throttled, pt.LatencyP50, pt.LatencyP95 = 12, 12, 24
 		}
@@ -72,7 +78,7 @@ func incidentSeries(r *analyze.Result) Series {
 
 func TestCharts(t *testing.T) {
 	r := incidentResult()
-	charts, err := Charts(r, incidentSeries(r))
+	charts, err := Charts(withSeries(r, incidentSeries(r)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +233,7 @@ func checkSVG(t *testing.T, data []byte, c *Chart) {
 }
 
 func TestChartsNeedData(t *testing.T) {
-	charts, err := Charts(&analyze.Result{}, Series{})
+	charts, err := Charts(&analyze.Result{})
 	if err != nil || len(charts) != 0 {
 		t.Fatalf("empty result: %d charts, %v", len(charts), err)
 	}
@@ -252,10 +258,10 @@ func TestChartPointsBounded(t *testing.T) {
 		{seconds: 86400, wantPoints: 1490, wantRun: 58},
 	}
 	for _, tt := range tests {
-		rates := make([]RatePoint, tt.seconds)
+		rates := make([]analyze.RatePoint, tt.seconds)
 		loads := make([]LoadPoint, tt.seconds)
 		for i := range rates {
-			rates[i] = RatePoint{Offset: float64(i), OK: 1}
+			rates[i] = analyze.RatePoint{Offset: float64(i), OK: 1}
 			loads[i] = LoadPoint{Offset: float64(i), BatchRate: 2, InteractiveAttempts: 1}
 		}
 		// One spike second, which the merged rate keeps.
@@ -327,7 +333,7 @@ func TestTimeTicks(t *testing.T) {
 // read one under another line up.
 func TestChartsAlign(t *testing.T) {
 	r := incidentResult()
-	charts, err := Charts(r, incidentSeries(r))
+	charts, err := Charts(withSeries(r, incidentSeries(r)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,9 +369,9 @@ func TestRatePanels(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pts := make([]RatePoint, 60)
+			pts := make([]analyze.RatePoint, 60)
 			for i := range pts {
-				pts[i] = RatePoint{Offset: float64(i), OK: tt.ok, Throttled: tt.thr}
+				pts[i] = analyze.RatePoint{Offset: float64(i), OK: tt.ok, Throttled: tt.thr}
 			}
 			c, err := RateChart(r, pts, "")
 			if err != nil {
@@ -390,9 +396,9 @@ func TestRatePanels(t *testing.T) {
 // TestMergeInteractive: a long incident's windows merge into at most
 // maxChartPoints, the counts added up and the slowest latency kept.
 func TestMergeInteractive(t *testing.T) {
-	pts := make([]InteractivePoint, 3*maxChartPoints+1)
+	pts := make([]analyze.InteractivePoint, 3*maxChartPoints+1)
 	for i := range pts {
-		pts[i] = InteractivePoint{Offset: float64(5 * i), Attempts: 2, Throttled: 1, LatencyP95: 0.1}
+		pts[i] = analyze.InteractivePoint{Offset: float64(5 * i), Attempts: 2, Throttled: 1, LatencyP95: 0.1}
 	}
 	pts[7].LatencyP95 = 30
 	got, k := mergeInteractive(pts, maxChartPoints)

@@ -12,9 +12,6 @@ import (
 type Options struct {
 	// Colour adds ANSI emphasis to the table format; see UseColour.
 	Colour bool
-	// Series feeds the charts that need more than the result (Markdown
-	// files and HTML); zero omits those charts.
-	Series Series
 	// Width is the terminal's width in columns for the table format:
 	// prose wraps at word boundaries within it, and tables narrow or stack
 	// to fit. Zero means DefaultWidth; see TerminalWidth.

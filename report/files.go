@@ -48,7 +48,7 @@ func writeMarkdown(ctx context.Context, path string, r *analyze.Result, opts Opt
 	d := layout(r)
 	dir := filepath.Dir(path)
 	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	files, err := drawCharts(ctx, r, opts.Series, stem, d)
+	files, err := drawCharts(ctx, r, stem, d)
 	if err != nil {
 		return err
 	}
@@ -96,8 +96,8 @@ type pngFile struct {
 
 // drawCharts draws r's charts as PNG files named STEM-CHART-HASH.png and
 // links them from d.
-func drawCharts(ctx context.Context, r *analyze.Result, series Series, stem string, d *document) ([]pngFile, error) {
-	charts, err := Charts(r, series)
+func drawCharts(ctx context.Context, r *analyze.Result, stem string, d *document) ([]pngFile, error) {
+	charts, err := Charts(r)
 	if err != nil {
 		return nil, err
 	}

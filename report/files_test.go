@@ -14,14 +14,13 @@ import (
 	"testing"
 
 	"github.com/stampede/stampede/analyze"
-	"github.com/stampede/stampede/timeline"
 )
 
 func TestWriteFileMarkdownWritesChartsBeside(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "incident report.md")
 	r := incidentResult()
-	if err := WriteFile(context.Background(), path, r, FormatMarkdown, Options{Series: incidentSeries(r)}); err != nil {
+	if err := WriteFile(context.Background(), path, withSeries(r, incidentSeries(r)), FormatMarkdown, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	md, err := os.ReadFile(path)
@@ -79,7 +78,7 @@ func imageLinks(md []byte) []string {
 
 // otherIncident is a result whose charts differ from incidentResult's in
 // every picture.
-func otherIncident() (*analyze.Result, Series) {
+func otherIncident() (*analyze.Result, analyze.Series) {
 	r := incidentResult()
 	r.Waves.Waves = r.Waves.Waves[:2]
 	s := incidentSeries(r)
@@ -117,10 +116,10 @@ func TestWriteFileMarkdownReplacesItsCharts(t *testing.T) {
 	must(t, os.WriteFile(path, []byte("![a](inc-rate.png)\n![b](inc-waves.png)\n![c](inc-diagram.png)\n![d](../outside-rate.png)\n"), 0o644))
 
 	r := incidentResult()
-	must(t, WriteFile(context.Background(), path, r, FormatMarkdown, Options{Series: incidentSeries(r)}))
+	must(t, WriteFile(context.Background(), path, withSeries(r, incidentSeries(r)), FormatMarkdown, Options{}))
 	first := chartFiles(t, dir, path)
 	other, series := otherIncident()
-	must(t, WriteFile(context.Background(), path, other, FormatMarkdown, Options{Series: series}))
+	must(t, WriteFile(context.Background(), path, withSeries(other, series), FormatMarkdown, Options{}))
 	second := chartFiles(t, dir, path)
 
 	for _, name := range old {
@@ -172,7 +171,7 @@ func TestWriteFileMarkdownConcurrent(t *testing.T) {
 	runs := []struct {
 		r    *analyze.Result
 		opts Options
-	}{{a, Options{Series: incidentSeries(a)}}, {b, Options{Series: bSeries}}}
+	}{{withSeries(a, incidentSeries(a)), Options{}}, {withSeries(b, bSeries), Options{}}}
 	// Each run's charts, drawn once on their own.
 	own := make([]map[string]bool, len(runs))
 	for i, run := range runs {
@@ -215,7 +214,7 @@ func TestWriteFileStopped(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(context.Background())
 			cancel(stop)
 			r := incidentResult()
-			if err := WriteFile(ctx, path, r, f, Options{Series: incidentSeries(r)}); !errors.Is(err, stop) {
+			if err := WriteFile(ctx, path, withSeries(r, incidentSeries(r)), f, Options{}); !errors.Is(err, stop) {
 				t.Errorf("WriteFile = %v, want the context's cause", err)
 			}
 			if b, _ := os.ReadFile(path); string(b) != "old" {
@@ -249,51 +248,6 @@ func TestWriteFileOtherFormatsWriteOneFile(t *testing.T) {
 	}
 }
 
-func TestRateSeriesCountsAttemptsPerSecond(t *testing.T) {
-	r := &analyze.Result{Window: analyze.Window{Start: incidentStart, End: at(2.5), Duration: 2.5}}
-	ev := func(s float64, l timeline.Layer, o timeline.Outcome) timeline.Event {
-		return timeline.Event{Start: at(s).UnixNano(), Layer: l, Outcome: o}
-	}
-	tl := &timeline.Timeline{Events: []timeline.Event{
-		ev(0.1, timeline.LayerHTTP, timeline.OutcomeOK),
-		ev(0.9, timeline.LayerHTTP, timeline.OutcomeThrottled),
-		ev(1.0, timeline.LayerHTTP, timeline.OutcomeThrottled),
-		ev(1.5, timeline.LayerCall, timeline.OutcomeThrottled), // a call, not an attempt
-		ev(2.2, timeline.LayerHTTP, timeline.OutcomeRetryable),
-		ev(2.3, timeline.LayerHTTP, timeline.OutcomeNonRetryable),
-	}}
-	got := RateSeries(tl, r)
-	want := []RatePoint{{Offset: 0, OK: 1, Throttled: 1}, {Offset: 1, Throttled: 1}, {Offset: 2, Errored: 2}, {Offset: 3}}
-	if len(got) != len(want) {
-		t.Fatalf("%d points, want %d: %+v", len(got), len(want), got)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("second %d: %+v, want %+v", i, got[i], want[i])
-		}
-	}
-	// Events without a class belong to no class's chart.
-	if byClass := RateSeriesByClass(tl, r); len(byClass) != 0 {
-		t.Errorf("unclassed events made class series: %+v", byClass)
-	}
-	tl.Events[0].Class = timeline.ClassInteractive
-	tl.Events[1].Class = timeline.ClassBatch
-	tl.Events[4].Class = timeline.ClassBatch
-	byClass := RateSeriesByClass(tl, r)
-	if len(byClass) != 2 || byClass[0].Class != "batch" || byClass[1].Class != "interactive" {
-		t.Fatalf("by class: %+v", byClass)
-	}
-	if b := byClass[0].Points; b[0].Throttled != 1 || b[0].OK != 0 || b[2].Errored != 1 {
-		t.Errorf("batch series %+v", b)
-	}
-	if i := byClass[1].Points; i[0].OK != 1 || i[0].Throttled != 0 {
-		t.Errorf("interactive series %+v", i)
-	}
-	if RateSeries(nil, r) != nil || RateSeries(tl, &analyze.Result{}) != nil {
-		t.Error("series without a timeline or a window")
-	}
-}
-
 // TestWriteFileMarkdownFailureLeavesNothing: a report that cannot be put in
 // place takes its charts with it, and a failure keeps an old report whole.
 func TestWriteFileMarkdownFailureLeavesNothing(t *testing.T) {
@@ -305,7 +259,7 @@ func TestWriteFileMarkdownFailureLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := incidentResult()
-	if err := WriteFile(context.Background(), path, r, FormatMarkdown, Options{Series: incidentSeries(r)}); err == nil {
+	if err := WriteFile(context.Background(), path, withSeries(r, incidentSeries(r)), FormatMarkdown, Options{}); err == nil {
 		t.Fatal("WriteFile over a directory succeeded")
 	}
 	entries, _ := os.ReadDir(dir)

@@ -161,7 +161,7 @@ nav.toc ul { columns: 2; }
 // which are not allowed inside HTML.
 var svgProlog = regexp.MustCompile(`(?s)^.*?(<svg[\s>])`)
 
-func renderHTML(w io.Writer, r *analyze.Result, d *document, series Series) error {
+func renderHTML(w io.Writer, r *analyze.Result, d *document) error {
 	// html/template makes markup inert; plain also removes the control
 	// and bidirectional characters that could disguise text in a browser.
 	all := func(ss []string) []string {
@@ -179,7 +179,7 @@ func renderHTML(w io.Writer, r *analyze.Result, d *document, series Series) erro
 		return out
 	}
 	page := htmlPage{Title: plain(d.title), Facts: facts(d.facts), Findings: all(d.findings)}
-	charts, err := Charts(r, series)
+	charts, err := Charts(r)
 	if err != nil {
 		return err
 	}

@@ -55,7 +55,7 @@ func RenderWith(w io.Writer, r *analyze.Result, f Format, opts Options) error {
 	case FormatJSON:
 		err = renderJSON(w, r)
 	case FormatHTML:
-		err = renderHTML(w, r, layout(r), opts.Series)
+		err = renderHTML(w, r, layout(r))
 	default:
 		return fmt.Errorf("unknown report format %q (want table, markdown, json or html)", string(f))
 	}

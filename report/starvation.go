@@ -22,7 +22,7 @@ var colourBatchSpan = color.RGBA{0, 0, 0, 28}
 // Throttling and latency that stay up outside the shading are starvation:
 // the batch retries have gone, and the limit they emptied still refuses
 // interactive users.
-func StarvationChart(r *analyze.Result, points []InteractivePoint) (*Chart, error) {
+func StarvationChart(r *analyze.Result, points []analyze.InteractivePoint) (*Chart, error) {
 	if len(points) == 0 {
 		return nil, fmt.Errorf("starvation chart: no interactive windows")
 	}
@@ -99,14 +99,14 @@ func StarvationChart(r *analyze.Result, points []InteractivePoint) (*Chart, erro
 // mergeInteractive merges runs of k windows into one, k the fewest that
 // leave at most max: counts added up, so the share is the run's, and the
 // slowest latency of the run kept, so a slow spell keeps its height.
-func mergeInteractive(points []InteractivePoint, max int) ([]InteractivePoint, int) {
+func mergeInteractive(points []analyze.InteractivePoint, max int) ([]analyze.InteractivePoint, int) {
 	k := (len(points) + max - 1) / max
 	if k <= 1 {
 		return points, 1
 	}
-	out := make([]InteractivePoint, 0, (len(points)+k-1)/k)
+	out := make([]analyze.InteractivePoint, 0, (len(points)+k-1)/k)
 	for lo := 0; lo < len(points); lo += k {
-		pt := InteractivePoint{Offset: points[lo].Offset}
+		pt := analyze.InteractivePoint{Offset: points[lo].Offset}
 		for _, q := range points[lo:min(lo+k, len(points))] {
 			pt.Attempts += q.Attempts
 			pt.Throttled += q.Throttled
@@ -122,7 +122,7 @@ func mergeInteractive(points []InteractivePoint, max int) ([]InteractivePoint, i
 // batchSpans are the runs of windows whose batch attempts exceed their
 // baseline: twice the median window, plus one, so a quiet log's stray
 // batch call is no load.
-func batchSpans(points []InteractivePoint, step float64) [][2]float64 {
+func batchSpans(points []analyze.InteractivePoint, step float64) [][2]float64 {
 	counts := make([]float64, len(points))
 	for i, pt := range points {
 		counts[i] = pt.BatchAttempts

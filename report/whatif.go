@@ -161,7 +161,7 @@ func RenderWhatIf(w io.Writer, wi *analyze.WhatIf, f Format, opts Options) error
 			_, err = w.Write(escapeInvisible(append(b, '\n')))
 		}
 	case FormatHTML:
-		err = renderHTML(w, &analyze.Result{}, d, Series{})
+		err = renderHTML(w, &analyze.Result{}, d)
 	default:
 		return fmt.Errorf("unknown report format %q (want table, markdown, json or html)", string(f))
 	}

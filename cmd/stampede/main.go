@@ -232,7 +232,7 @@ func newAnalyzeCmd() *cobra.Command {
 			var res *analyze.Result
 			var opts report.Options
 			analyse := func(ctx context.Context) (err error) {
-				res, opts, err = analyzeForReport(ctx, cfg, format)
+				res, err = stampede.Analyze(ctx, cfg)
 				return err
 			}
 			write := func(ctx context.Context) error {
@@ -274,22 +274,6 @@ func newAnalyzeCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&o.whatIf, "whatif", false, "replay the incident under other retry policies and add the comparison to the report (see 'stampede whatif')")
 	o.whatIfFlags.register(cmd)
 	return cmd
-}
-
-// analyzeForReport runs the analyses; for the formats with charts it keeps
-// the timeline long enough to count attempts per second, which the result
-// does not carry.
-func analyzeForReport(ctx context.Context, cfg stampede.Config, f report.Format) (*analyze.Result, report.Options, error) {
-	if f != report.FormatMarkdown && f != report.FormatHTML {
-		res, err := stampede.Analyze(ctx, cfg)
-		return res, report.Options{}, err
-	}
-	tl, res, err := stampede.AnalyzeTimeline(ctx, cfg)
-	if err != nil {
-		return nil, report.Options{}, err
-	}
-	series := report.NewSeries(tl, res)
-	return res, report.Options{Series: series}, nil
 }
 
 type ingestOptions struct {

@@ -1,0 +1,58 @@
+package analyze
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/stampede/stampede/timeline"
+)
+
+// An accumulator is one analysis's share of the incident summary. It is
+// fed the events of one stretch of the timeline at a time (add), and the
+// states of two stretches combine, the earlier taking in the later
+// (merge), so that one code path serves one core, every core, and states
+// computed apart; the analysis then finalises its part of the Result from
+// the merged state.
+type accumulator[S any] interface {
+	// add takes in tl.Events[lo:hi].
+	add(tl *timeline.Timeline, lo, hi int)
+	// merge takes in the state of the stretch that follows this one's.
+	merge(later S)
+}
+
+// minStretch is the fewest events a stretch is given: below it, starting
+// a goroutine and merging its state cost more than the events.
+const minStretch = 1 << 16
+
+// accumulate feeds tl's events to fresh states, a stretch of them per
+// core, and merges the states in time order.
+func accumulate[S accumulator[S]](tl *timeline.Timeline, fresh func() S) S {
+	return accumulateIn(tl, fresh, max(1, min(runtime.GOMAXPROCS(0), len(tl.Events)/minStretch)))
+}
+
+// accumulateIn is accumulate over the given number of stretches, as
+// equal as the events allow.
+func accumulateIn[S accumulator[S]](tl *timeline.Timeline, fresh func() S, stretches int) S {
+	n := len(tl.Events)
+	stretches = max(1, min(stretches, n))
+	states := make([]S, stretches)
+	var wg sync.WaitGroup
+	for k := range stretches {
+		lo, hi := k*n/stretches, (k+1)*n/stretches
+		run := func() {
+			s := fresh()
+			s.add(tl, lo, hi)
+			states[k] = s
+		}
+		if k == stretches-1 {
+			run()
+			continue
+		}
+		wg.Go(run)
+	}
+	wg.Wait()
+	for _, s := range states[1:] {
+		states[0].merge(s)
+	}
+	return states[0]
+}
