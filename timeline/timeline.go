@@ -457,7 +457,7 @@ func sortedShortKeys(events []Event) []shortKey {
 	for i := range events {
 		keys[i] = shortKey{start: events[i].Start, index: uint32(i)}
 	}
-	slices.SortFunc(keys, func(a, b shortKey) int {
+	sortParallel(keys, func(a, b shortKey) int {
 		if c := cmp.Compare(a.start, b.start); c != 0 {
 			return c
 		}
@@ -564,7 +564,7 @@ func sortedKeys(events []Event) []sortKey {
 		keys[i] = sortKey{start: e.Start, pos: uint64(src)<<posLineBits | uint64(line)&maxPosLine, index: uint32(i)}
 	}
 	if packed {
-		slices.SortFunc(keys, func(a, b sortKey) int {
+		sortParallel(keys, func(a, b sortKey) int {
 			if c := cmp.Compare(a.start, b.start); c != 0 {
 				return c
 			}
