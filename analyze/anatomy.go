@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
@@ -132,8 +133,14 @@ func describeAnatomy(j *joins, w *Waves) {
 		slack = min(int64(w.Period*1e9/4), int64(1e9))
 	}
 	spans := waveSpans(j, w.Waves, maxGap, slack)
-	w.BucketEmptyAfter, w.BucketEmptyFor, w.BucketRefill, w.BucketResolution = bucketTimes(j, spans)
+	// Each reads the attempts and the spans alone: one pass apiece, at
+	// once.
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		w.BucketEmptyAfter, w.BucketEmptyFor, w.BucketRefill, w.BucketResolution = bucketTimes(j, spans)
+	})
 	w.Interactive = interactiveImpact(j, spans)
+	wg.Wait()
 	if w.Interactive != nil {
 		projectBelowInteractive(w, w.Interactive.Rate)
 	}

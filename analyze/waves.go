@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/stampede/stampede/spill"
@@ -708,8 +709,14 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 	s := pickSeries(j)
 	defer spill.Free(s.times)
 	w.Series = s.name
-	w.Delays = measureDelays(j)
+	// The delays read the calls and tasks alone, and are measured while
+	// the series is searched.
+	var delays sync.WaitGroup
+	var measured []DelayStats
+	delays.Go(func() { measured = measureDelays(j) })
 	if len(s.times) < 2 {
+		delays.Wait()
+		w.Delays = measured
 		return w
 	}
 	bw := int64(opt.BinWidth)
@@ -950,6 +957,8 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		w.ProjectedWaves, w.ProjectedWavesHigh = len(w.Waves), len(w.Waves)
 		w.ProjectedEnd = nil
 	}
+	delays.Wait()
+	w.Delays = measured
 	if w.Periodic {
 		w.Suspects = explainPeriod(j, w.Period, w.Delays)
 	}
