@@ -41,6 +41,11 @@ type Options struct {
 	// file looks like an access log in JSON (a status, the request and a
 	// time, no call fields), whose records are attempts.
 	Layer string
+	// HAProxyCaptures names, for HAProxy logs, the captured headers in
+	// {…|…} in the order of the config's capture lines, e.g.
+	// {"x-task-id", "x-stainless-retry-count"}; "res:NAME" names a
+	// captured response header. Unnamed captures are not read.
+	HAProxyCaptures []string
 	// Progress, when set, is told how many more bytes of the input (as
 	// stored: compressed bytes for compressed files) and lines have been
 	// read since its last call. It is called about once per
@@ -568,6 +573,8 @@ func logFormatFamily(def string) string {
 		return "apache"
 	case envoyNamedFormats[name] != "":
 		return "envoy"
+	case isHAProxyLogFormat(def):
+		return "haproxy"
 	case strings.Contains(def, "$"):
 		return "nginx"
 	case strings.Contains(def, "%START_TIME") || strings.Contains(def, "%RESPONSE_CODE%") || strings.Contains(def, "%REQ("):
@@ -614,6 +621,7 @@ var sniffers = slices.Concat([]sniffer{sniffHAR, sniffOTLP, sniffAWSJS, sniffEnv
 	sniffOpenAINode,
 	sniffBotocore,
 	sniffOpenAIPython,
+	sniffHAProxy,
 	sniffAccessText,
 	sniffALB,
 })
@@ -687,6 +695,10 @@ var formats = []formatEntry{
 		Detect: "half of the first 50 lines are JSON objects with Envoy keys (response_code or response_flags with start_time)",
 		Fields: []string{"start", "end", "status", "outcome", "code", "retry_after", "route", "client", "task", "call", "request", "attempt"}},
 		always(newEnvoyJSONParser)},
+	{FormatInfo{Name: "haproxy",
+		Detect: "90% of the first 50 lines read in a named HAProxy format: httplog (option httplog, raw or behind a syslog prefix) or clf (option httplog clf); a custom log-format is given with --log-format (its %ci, %tr, %ST, %Ta ... name it HAProxy's); captured headers are named with --haproxy-captures",
+		Fields: []string{"start", "end", "status", "outcome", "code", "retry_after", "route", "client", "task", "call", "request", "attempt", "max_attempts"}},
+		openHAProxy},
 	{FormatInfo{Name: "alb", Aliases: []string{"aws-alb"},
 		Detect: "90% of the first 50 lines are AWS ALB access log entries (http, https, h2, grpcs, ws or wss, then an ISO time)",
 		Fields: []string{"start", "end", "status", "outcome", "code", "route", "client", "request"}},

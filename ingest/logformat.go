@@ -191,6 +191,8 @@ func CompileLogFormat(def string) error {
 		_, err = compileApacheNamedOrCustom(def)
 	case "envoy":
 		_, err = compileEnvoyNamedOrCustom(def)
+	case "haproxy":
+		_, err = compileHAProxyNamedOrCustom(def)
 	default:
 		_, err = compileNamedOrCustom(def)
 	}
