@@ -27,8 +27,15 @@ type haproxyParser struct {
 	// $http_NAME and $sent_http_NAME.
 	reqCaps, resCaps []varKind
 	notes            []string
-	vals             [hapResCapturesCLF + 1][]byte
+	vals             [hapResHeader + 1][]byte
 	reqVals, resVals [][]byte
+	headers          []hdrVal
+}
+
+// hdrVal is the value of a header a sample expression logged.
+type hdrVal struct {
+	el  *hapElem
+	val []byte
 }
 
 func newHAProxyParser(f *haproxyFormat, captures []string, strs *interner) *haproxyParser {
@@ -66,7 +73,7 @@ func (f *haproxyFormat) nextLit(k int) []byte {
 // or why the line does not match.
 func (p *haproxyParser) scan(line []byte) string {
 	clear(p.vals[:])
-	p.reqVals, p.resVals = p.reqVals[:0], p.resVals[:0]
+	p.reqVals, p.resVals, p.headers = p.reqVals[:0], p.resVals[:0], p.headers[:0]
 	i := 0
 	absent := false // the previous variable was a capture block left out
 	for k := range p.f.elems {
@@ -79,6 +86,10 @@ func (p *haproxyParser) scan(line []byte) string {
 				lit = bytes.TrimPrefix(lit, []byte{' '})
 			}
 			absent = false
+			if i == len(line) && len(bytes.Trim(lit, " ")) == 0 {
+				// Trailing empty captures (%hsl) leave the line early.
+				continue
+			}
 			if !bytes.HasPrefix(line[i:], lit) {
 				return fmt.Sprintf("expected %s at column %d", quoteLit(lit), i+1)
 			}
@@ -135,17 +146,23 @@ func (p *haproxyParser) scan(line []byte) string {
 			}
 			continue
 		}
+		if next == nil {
+			next = []byte{'\n'} // the last value runs to the end of the line
+		}
 		v, j, reason := hapToken(line, i, next)
 		if reason != "" {
 			return el.name + ": " + reason
 		}
 		val, i = v, j
-		p.vals[el.kind] = val
-		if el.kind == hapIgnored {
-			p.vals[hapIgnored] = nil
+		switch el.kind {
+		case hapIgnored:
+		case hapReqHeader, hapResHeader:
+			p.headers = append(p.headers, hdrVal{el, val})
+		default:
+			p.vals[el.kind] = val
 		}
 	}
-	if rest := bytes.TrimRight(line[i:], " \t"); len(rest) > 0 {
+	if rest := bytes.TrimSpace(line[i:]); len(rest) > 0 {
 		return fmt.Sprintf("unexpected text %q after the end of the format", truncated(rest))
 	}
 	return ""
@@ -177,6 +194,9 @@ func hapToken(line []byte, i int, next []byte) (val []byte, j int, reason string
 		return line[i:], len(line), ""
 	}
 	k := bytes.Index(line[i:], next)
+	if next[0] == '\n' {
+		k = len(line) - i
+	}
 	if k < 0 {
 		return nil, 0, fmt.Sprintf("no %s after column %d", quoteLit(next), i+1)
 	}
@@ -308,44 +328,86 @@ func (p *haproxyParser) parse(line []byte, e *timeline.Event) string {
 		e.Route = p.strs.label(timeline.LabelRoute, pathOnly(r))
 	}
 	var h requestHeaders
-	for k, val := range p.reqVals {
-		if k >= len(p.reqCaps) || len(val) == 0 || string(val) == "-" {
-			continue
+	for _, hv := range p.headers {
+		// A header logged by name is read like nginx's $http_NAME; one
+		// logged by capture slot joins the captures.
+		switch {
+		case hv.el.header == "" && hv.el.kind == hapReqHeader:
+			p.setCapture(true, hv.el.capture, hv.val)
+		case hv.el.header == "":
+			p.setCapture(false, hv.el.capture, hv.val)
+		case hv.el.kind == hapReqHeader:
+			h.request(knownVars["http_"+strings.ReplaceAll(hv.el.header, "-", "_")], hv.val)
+		default:
+			h.response(knownVars["sent_http_"+strings.ReplaceAll(hv.el.header, "-", "_")], hv.val, e.ErrorCode != timeline.NoSym)
 		}
-		switch p.reqCaps[k] {
-		case varUserAgent:
-			h.userAgent = val
-		case varTaskID:
-			h.task = val
-		case varCallID:
-			h.call = val
-		case varRequestID:
-			h.requestID = val
-		case varAmzSDKRequest:
-			h.sdkRequest = val
-		case varRetryCount:
-			h.stainlessRetry = val
+	}
+	for k, val := range p.reqVals {
+		if k < len(p.reqCaps) {
+			h.request(p.reqCaps[k], val)
 		}
 	}
 	for k, val := range p.resVals {
-		if k >= len(p.resCaps) || len(val) == 0 || string(val) == "-" {
-			continue
-		}
-		switch p.resCaps[k] {
-		case varRetryAfter:
-			h.retryAfter = val
-		case varErrorType:
-			if e.ErrorCode == timeline.NoSym {
-				h.errorType = val
-			}
-		case varRequestID:
-			h.requestID = val
+		if k < len(p.resCaps) {
+			h.response(p.resCaps[k], val, e.ErrorCode != timeline.NoSym)
 		}
 	}
 	h.apply(e, p.strs, max(e.End, e.Start))
 	e.Layer = timeline.LayerHTTP
 	e.Outcome = p.outcomes.classify(e.Status, e.ErrorCode)
 	return ""
+}
+
+// setCapture puts a header logged by its capture slot among the captures.
+func (p *haproxyParser) setCapture(req bool, slot int, val []byte) {
+	vals := &p.resVals
+	if req {
+		vals = &p.reqVals
+	}
+	for len(*vals) <= slot {
+		*vals = append(*vals, nil)
+	}
+	(*vals)[slot] = val
+}
+
+// request sets the request header a variable kind names; "" and "-" are
+// absent.
+func (h *requestHeaders) request(k varKind, val []byte) {
+	if len(val) == 0 || string(val) == "-" {
+		return
+	}
+	switch k {
+	case varUserAgent:
+		h.userAgent = val
+	case varTaskID:
+		h.task = val
+	case varCallID:
+		h.call = val
+	case varRequestID:
+		h.requestID = val
+	case varAmzSDKRequest:
+		h.sdkRequest = val
+	case varRetryCount:
+		h.stainlessRetry = val
+	}
+}
+
+// response sets the response header a variable kind names; hasCode keeps
+// an error code already set (HAProxy's own) over the server's error type.
+func (h *requestHeaders) response(k varKind, val []byte, hasCode bool) {
+	if len(val) == 0 || string(val) == "-" {
+		return
+	}
+	switch k {
+	case varRetryAfter:
+		h.retryAfter = val
+	case varErrorType:
+		if !hasCode {
+			h.errorType = val
+		}
+	case varRequestID:
+		h.requestID = val
+	}
 }
 
 var timerName = [...]string{"%TR", "%Tw", "%Tc", "%Tr", "%Ta", "%Tt", "%Th", "%Ti"}
@@ -396,13 +458,15 @@ func openHAProxy(sample []sampledLine, whole bool, opt Options, strs *interner) 
 	return p, nil
 }
 
-// sniffHAProxy claims a sample 90% of whose lines a named HAProxy format
-// reads (after any syslog prefix, which the prefix detection strips).
+// sniffHAProxy claims a sample half of whose lines a named HAProxy format
+// reads (after any syslog prefix, which the prefix detection strips): no
+// other format's line has the timers and termination state of a HAProxy
+// line, so a short log with a few damaged lines is still HAProxy's.
 func sniffHAProxy(sample []sampledLine, opt Options, strs *interner) (lineParser, string) {
 	if opt.LogFormat != "" {
 		return nil, "haproxy (--log-format is not HAProxy's)"
 	}
-	return sniffHAProxyShare(sample, opt, strs, textShare)
+	return sniffHAProxyShare(sample, opt, strs, jsonShare)
 }
 
 func sniffHAProxyShare(sample []sampledLine, opt Options, strs *interner, need int) (lineParser, string) {

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -45,6 +46,8 @@ const (
 	hapResCaptures
 	hapReqCapturesCLF // %hrl: one value per capture, space-separated
 	hapResCapturesCLF
+	hapReqHeader // %[req.hdr(NAME)], %[capture.req.hdr(N)]: one header
+	hapResHeader // %[res.hdr(NAME)], %[capture.res.hdr(N)]
 )
 
 // hapVars maps the variables stampede reads; any other %name is matched
@@ -89,6 +92,43 @@ type hapElem struct {
 	lit  []byte // a literal when name == ""
 	name string // the variable as written, for messages
 	kind hapKind
+	// header is, for hapReqHeader and hapResHeader, the header's name
+	// (lower case), or "" with capture its index among the captures.
+	header  string
+	capture int
+}
+
+// sampleHeader reads the header a sample expression fetches:
+// "[req.hdr(x-task-id)]", "[capture.req.hdr(0),json]".
+func sampleHeader(v string) (hapElem, bool) {
+	expr, _, _ := strings.Cut(strings.Trim(v, "[]"), ",")
+	for _, pre := range []struct {
+		fetch string
+		kind  hapKind
+		index bool
+	}{
+		{"req.hdr(", hapReqHeader, false}, {"hdr(", hapReqHeader, false}, {"req.fhdr(", hapReqHeader, false},
+		{"res.hdr(", hapResHeader, false}, {"res.fhdr(", hapResHeader, false},
+		{"capture.req.hdr(", hapReqHeader, true}, {"capture.res.hdr(", hapResHeader, true},
+	} {
+		arg, ok := strings.CutPrefix(expr, pre.fetch)
+		if !ok || !strings.HasSuffix(arg, ")") {
+			continue
+		}
+		arg, _, _ = strings.Cut(strings.TrimSuffix(arg, ")"), ",")
+		el := hapElem{kind: pre.kind}
+		if pre.index {
+			n, err := strconv.Atoi(arg)
+			if err != nil || n < 0 || n > 64 {
+				return hapElem{}, false
+			}
+			el.capture = n
+		} else {
+			el.header = strings.ToLower(strings.TrimSpace(arg))
+		}
+		return el, true
+	}
+	return hapElem{}, false
 }
 
 // haproxyFormat is a compiled HAProxy log-format.
@@ -171,7 +211,10 @@ func compileHAProxyFormat(name, def string) (*haproxyFormat, error) {
 		if v == "" {
 			return nil, fmt.Errorf("log-format: '%%' not followed by a variable at offset %d", i)
 		}
-		if v == "o" { // %{+Q}o: options for every variable after it
+		if v == "o" { // %{+Q}o: options for every variable after it, not a value
+			for j < len(s) && s[j] == ' ' {
+				j++
+			}
 			i = j
 			continue
 		}
@@ -179,12 +222,16 @@ func compileHAProxyFormat(name, def string) (*haproxyFormat, error) {
 		if n := len(f.elems); n > 0 && f.elems[n-1].name != "" {
 			return nil, fmt.Errorf("log-format: %s and %%%s are not separated by any text, so their values cannot be told apart", f.elems[n-1].name, v)
 		}
-		k := hapVars[v]
-		switch k {
+		el := hapElem{kind: hapVars[v]}
+		if v[0] == '[' {
+			el, _ = sampleHeader(v)
+		}
+		el.name = "%" + v
+		switch el.kind {
 		case hapDateRequest, hapDateRequestCLF, hapDateAccept, hapDateAcceptCLF, hapAcceptEpoch:
 			f.hasTime = true
 		}
-		f.elems = append(f.elems, hapElem{name: "%" + v, kind: k})
+		f.elems = append(f.elems, el)
 		i = j
 	}
 	flush()
