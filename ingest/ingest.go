@@ -575,6 +575,8 @@ func logFormatFamily(def string) string {
 		return "envoy"
 	case isHAProxyLogFormat(def):
 		return "haproxy"
+	case isCloudFrontFields(def):
+		return "cloudfront"
 	case strings.Contains(def, "$"):
 		return "nginx"
 	case strings.Contains(def, "%START_TIME") || strings.Contains(def, "%RESPONSE_CODE%") || strings.Contains(def, "%REQ("):
@@ -622,6 +624,7 @@ var sniffers = slices.Concat([]sniffer{sniffHAR, sniffOTLP, sniffAWSJS, sniffEnv
 	sniffBotocore,
 	sniffOpenAIPython,
 	sniffHAProxy,
+	sniffCloudFront,
 	sniffAccessText,
 	sniffALB,
 })
@@ -699,6 +702,10 @@ var formats = []formatEntry{
 		Detect: "90% of the first 50 lines read in a named HAProxy format: httplog (option httplog, raw or behind a syslog prefix) or clf (option httplog clf); a custom log-format is given with --log-format (its %ci, %tr, %ST, %Ta ... name it HAProxy's); captured headers are named with --haproxy-captures",
 		Fields: []string{"start", "end", "status", "outcome", "code", "retry_after", "route", "client", "task", "call", "request", "attempt", "max_attempts"}},
 		openHAProxy},
+	{FormatInfo{Name: "cloudfront", Aliases: []string{"aws-cloudfront"},
+		Detect: "a #Fields header naming x-edge-request-id (CloudFront standard logs, W3C, tab-separated), or 90% of the first 50 lines are real-time log lines with every documented field; a real-time log with fewer fields is read with --log-format and its field list (e.g. 'timestamp c-ip time-to-first-byte sc-status ...'); a 4xx whose x-edge-detailed-result-type is CloudFront's own (LimitExceeded, ...) is coded cloudfront:<type>",
+		Fields: []string{"start", "end", "status", "outcome", "code", "route", "client", "request", "task", "call", "attempt", "max_attempts"}},
+		openCloudFront},
 	{FormatInfo{Name: "alb", Aliases: []string{"aws-alb"},
 		Detect: "90% of the first 50 lines are AWS ALB access log entries (http, https, h2, grpcs, ws or wss, then an ISO time)",
 		Fields: []string{"start", "end", "status", "outcome", "code", "route", "client", "request"}},
@@ -736,8 +743,10 @@ func init() {
 	for _, f := range accessFormats {
 		fields := loadTestFields
 		switch f.name {
-		case "caddy", "traefik-json", "traefik-clf":
+		case "caddy", "traefik-json", "traefik-clf", "cloudflare", "kong":
 			fields = accessLogFields
+		case "gcp-lb":
+			fields = []string{"start", "end", "status", "outcome", "code", "route", "client", "request"}
 		case "apigateway-json", "apigateway-clf":
 			fields = append(slices.Clone(loadTestFields), "request", "client")
 		}

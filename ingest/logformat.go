@@ -193,6 +193,8 @@ func CompileLogFormat(def string) error {
 		_, err = compileEnvoyNamedOrCustom(def)
 	case "haproxy":
 		_, err = compileHAProxyNamedOrCustom(def)
+	case "cloudfront":
+		// A field list: any names, unknown ones ignored.
 	default:
 		_, err = compileNamedOrCustom(def)
 	}

@@ -29,8 +29,10 @@ var nonRetryableCodes = map[string]bool{
 
 // proxyCodes open the error codes ingest gives a response that a proxy,
 // load balancer or CDN in front of the endpoint generated itself: an ALB's
-// "elb", HAProxy's "haproxy:PR--", Cloudflare's "cloudflare:...".
-var proxyCodes = [...]string{"elb", "haproxy", "cloudflare"}
+// "elb", HAProxy's "haproxy:PR--", Cloudflare's "cloudflare:...", a Google
+// Cloud load balancer's "gclb:...", Kong's "kong", CloudFront's
+// "cloudfront:...".
+var proxyCodes = [...]string{"elb", "haproxy", "cloudflare", "gclb", "kong", "cloudfront"}
 
 // IsProxyCode reports whether an error code says the proxy in front of
 // the endpoint answered by itself, so that a throttle carrying it is the
