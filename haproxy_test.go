@@ -3,6 +3,7 @@ package stampede_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -73,23 +74,48 @@ func TestSameIncidentBehindHAProxy(t *testing.T) {
 
 // TestHAProxyOwnLimitInReconciliation checks that 429s HAProxy made itself
 // (a deny on a stick-table rate: PR--, <NOSRV>) are reported as the
-// proxy's own limit, apart from the endpoint's 429s.
+// proxy's own limit, apart from the endpoint's 429s; and so are those of
+// the other proxies and CDNs in front of an endpoint, each by its code.
 func TestHAProxyOwnLimitInReconciliation(t *testing.T) {
-	res, err := stampede.Analyze(context.Background(), stampede.Config{
-		Inputs: []string{"testdata/ingest/haproxy/httplog.log"}, Seed: 1,
-		HAProxyCaptures: []string{"x-task-id", "x-stainless-retry-count", "user-agent"}})
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		file      string
+		captures  []string
+		throttled int64
+		byProxy   int64
+		code      string
+	}{
+		{"haproxy/httplog.log", []string{"x-task-id", "x-stainless-retry-count", "user-agent"}, 3, 1, "haproxy:PR--"},
+		{"haproxy/syslog.log", nil, 3, 2, "haproxy:PR--"},
+		{"cloudflare/http_requests.json", nil, 2, 1, "cloudflare:ratelimit"},
+		{"gcp-lb/requests.jsonl", nil, 2, 1, "gclb:denied_by_security_policy"},
+		{"kong/file-log.json", nil, 2, 1, "kong"},
+		{"cloudfront/standard.log", nil, 2, 1, "cloudfront:LimitExceeded"},
+		{"alb/alb.log", nil, 2, 1, "elb"},
 	}
-	rc := res.Reconcile
-	if rc.HTTP.Throttled != 3 || rc.ThrottledByProxy != 1 || len(rc.ProxyCodes) != 1 || rc.ProxyCodes[0] != "haproxy:PR--" {
-		t.Fatalf("throttled %d, by the proxy %d %v", rc.HTTP.Throttled, rc.ThrottledByProxy, rc.ProxyCodes)
-	}
-	if !explains(rc, "1 of the 3 throttled attempts was refused by the proxy's own limit (haproxy:PR--), not by the endpoint's.") {
-		t.Errorf("explanation %q", rc.Explanation)
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			res, err := stampede.Analyze(context.Background(), stampede.Config{
+				Inputs: []string{"testdata/ingest/" + tt.file}, Seed: 1, HAProxyCaptures: tt.captures})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc := res.Reconcile
+			if rc.HTTP.Throttled != tt.throttled || rc.ThrottledByProxy != tt.byProxy || len(rc.ProxyCodes) != 1 || rc.ProxyCodes[0] != tt.code {
+				t.Fatalf("throttled %d, by the proxy %d %v", rc.HTTP.Throttled, rc.ThrottledByProxy, rc.ProxyCodes)
+			}
+			attempts := "attempts"
+			verb := "were"
+			if tt.byProxy == 1 {
+				verb = "was"
+			}
+			want := fmt.Sprintf("%d of the %d throttled %s %s refused by the proxy's own limit (%s), not by the endpoint's.", tt.byProxy, tt.throttled, attempts, verb, tt.code)
+			if !explains(rc, want) {
+				t.Errorf("explanation %q, want %q", rc.Explanation, want)
+			}
+		})
 	}
 	// The endpoint's own 429s carry no proxy code.
-	res, err = stampede.Analyze(context.Background(), stampede.Config{Inputs: []string{"testdata/recorded/openai-ra2-fixed10-haproxy/access.log.gz"}, Seed: 1})
+	res, err := stampede.Analyze(context.Background(), stampede.Config{Inputs: []string{"testdata/recorded/openai-ra2-fixed10-haproxy/access.log.gz"}, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,10 +28,13 @@ type Options struct {
 	// verbatim definition in that server's language: an nginx log_format
 	// ("combined", "main", "retry", "stampede", or '$remote_addr ...'), an
 	// Apache LogFormat ("common", "combined", or '%h %l %u %t ...'), an
-	// Envoy format string ("default", or '[%START_TIME%] ...'). Without
-	// Format, the language is recognised from the text ($ nginx,
-	// %OPERATOR% Envoy, %x Apache); "" picks among the named formats by
-	// trying them on the first lines.
+	// Envoy format string ("default", or '[%START_TIME%] ...'), a HAProxy
+	// log-format ("httplog", "clf", or '%ci:%cp [%tr] ...'), or a list of
+	// CloudFront log fields ("realtime", or 'timestamp c-ip sc-status ...').
+	// Without Format, the language is recognised from the text ($ nginx,
+	// %OPERATOR% Envoy, %ci %tr %ST HAProxy, x-edge- CloudFront, %x
+	// Apache); "" picks among the named formats by trying them on the
+	// first lines.
 	LogFormat string
 	// Fields maps timeline field names to JSON keys for JSONL input, e.g.
 	// {"start": "start_time"}; see ParseFieldMapping.
@@ -535,7 +538,7 @@ func chooseParser(sample []sampledLine, whole bool, opt Options, strs *interner)
 		}
 		// Most logs no format here reads are written by a log_format of
 		// their own: say how to give it.
-		return nil, fmt.Errorf("cannot detect the format; tried %s. A log written by a format of your own is read with --log-format and its definition (an nginx log_format, Apache LogFormat or Envoy format string; see 'stampede formats')", strings.Join(tried, "; "))
+		return nil, fmt.Errorf("cannot detect the format; tried %s. A log written by a format of your own is read with --log-format and its definition (an nginx log_format, Apache LogFormat, Envoy format string or HAProxy log-format; see 'stampede formats')", strings.Join(tried, "; "))
 	}
 	for _, fe := range formats {
 		if fe.info.Name == format || slices.Contains(fe.info.Aliases, format) {
