@@ -702,7 +702,7 @@ var formats = []formatEntry{
 		Fields: []string{"start", "end", "status", "outcome", "code", "retry_after", "route", "client", "task", "call", "request", "attempt"}},
 		always(newEnvoyJSONParser)},
 	{FormatInfo{Name: "haproxy",
-		Detect: "90% of the first 50 lines read in a named HAProxy format: httplog (option httplog, raw or behind a syslog prefix) or clf (option httplog clf); a custom log-format is given with --log-format (its %ci, %tr, %ST, %Ta ... name it HAProxy's); captured headers are named with --haproxy-captures",
+		Detect: "half of the first 50 lines read in a named HAProxy format: httplog (option httplog, raw or behind a syslog prefix) or clf (option httplog clf); a custom log-format is given with --log-format (its %ci, %tr, %ST, %Ta ... name it HAProxy's); captured headers are named with --haproxy-captures",
 		Fields: []string{"start", "end", "status", "outcome", "code", "retry_after", "route", "client", "task", "call", "request", "attempt", "max_attempts"}},
 		openHAProxy},
 	{FormatInfo{Name: "cloudfront", Aliases: []string{"aws-cloudfront"},
