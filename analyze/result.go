@@ -131,16 +131,11 @@ type Reconciliation struct {
 	// attempts could be counted.
 	AttemptsPerCall float64 `json:"attempts_per_call"`
 	// The throttled attempts split three ways; the parts sum to HTTP.Throttled.
-	ThrottledRecovered     int64 `json:"throttled_recovered"`
-	ThrottledInFailedCalls int64 `json:"throttled_in_failed_calls"`
-	ThrottledUnjoined      int64 `json:"throttled_unjoined"`
-	CallsRecoveredByRetry  int64 `json:"calls_recovered_by_retry"`
-	// ThrottledByProxy are the throttled attempts the proxy in front of
-	// the endpoint refused itself (timeline.IsProxyCode): its own limit,
-	// not the endpoint's. ProxyCodes are their error codes, most first.
-	ThrottledByProxy int64                 `json:"throttled_by_proxy,omitempty"`
-	ProxyCodes       []string              `json:"proxy_codes,omitempty"`
-	ByClass          []ClassReconciliation `json:"by_class"`
+	ThrottledRecovered     int64                 `json:"throttled_recovered"`
+	ThrottledInFailedCalls int64                 `json:"throttled_in_failed_calls"`
+	ThrottledUnjoined      int64                 `json:"throttled_unjoined"`
+	CallsRecoveredByRetry  int64                 `json:"calls_recovered_by_retry"`
+	ByClass                []ClassReconciliation `json:"by_class"`
 	// Method says how attempts were joined to calls ("exact: amz-sdk-invocation-id",
 	// "estimated from counts", ...).
 	Method string `json:"method"`
@@ -148,6 +143,12 @@ type Reconciliation struct {
 	AttemptsJoined int64 `json:"attempts_joined"`
 	// Explanation is the reconciliation in sentences with numbers.
 	Explanation []string `json:"explanation"`
+
+	// ThrottledByProxy are the throttled attempts the proxy in front of
+	// the endpoint refused itself (timeline.IsProxyCode): its own limit,
+	// not the endpoint's. ProxyCodes are their error codes, most first.
+	ThrottledByProxy int64    `json:"throttled_by_proxy,omitempty"`
+	ProxyCodes       []string `json:"proxy_codes,omitempty"`
 }
 
 // HTTPSide counts attempts on the wire.

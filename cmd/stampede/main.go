@@ -119,12 +119,12 @@ func (f *inputFlags) register(cmd *cobra.Command) {
 // NAME to all.
 func (f *inputFlags) config(args []string) stampede.Config {
 	cfg := stampede.Config{
-		Inputs:          args,
-		LogFormat:       f.logFormat,
-		HAProxyCaptures: f.captures,
-		Fields:          f.fields,
-		ClassRules:      f.classRules,
+		Inputs:     args,
+		LogFormat:  f.logFormat,
+		Fields:     f.fields,
+		ClassRules: f.classRules,
 	}
+	cfg.HAProxyCaptures = f.captures
 	for _, spec := range f.formats {
 		if file, name, ok := strings.Cut(spec, "="); ok {
 			if cfg.FileFormats == nil {
