@@ -98,52 +98,20 @@ func (p *haproxyParser) scan(line []byte) string {
 		}
 		absent = false
 		next := p.f.nextLit(k)
-		var val []byte
 		switch el.kind {
 		case hapReqCaptures, hapResCaptures:
-			if i >= len(line) || line[i] != '{' {
-				absent = true
-				continue
+			j, reason := p.captureBlock(line, i, el, next)
+			if reason != "" {
+				return reason
 			}
-			end := bytes.Index(line[i:], append([]byte{'}'}, next...))
-			if len(next) == 0 {
-				end = bytes.LastIndexByte(line[i:], '}')
-			}
-			if end < 0 {
-				return fmt.Sprintf("unterminated %s at column %d", el.name, i+1)
-			}
-			p.splitCaptures(el.kind == hapReqCaptures, line[i+1:i+end], '|')
-			i += end + 1
+			absent, i = j == i, j
 			continue
 		case hapReqCapturesCLF, hapResCapturesCLF:
-			want := len(p.reqCaps)
-			if el.kind == hapResCapturesCLF {
-				want = len(p.resCaps)
+			j, reason := p.captureList(line, i, el)
+			if reason != "" {
+				return reason
 			}
-			if len(p.captures) == 0 {
-				want = -1 // unnamed: every value left on the line
-			}
-			n := 0
-			for ; want < 0 || n < want; n++ {
-				if n > 0 {
-					if i >= len(line) || line[i] != ' ' {
-						break
-					}
-					i++
-				}
-				v, j, reason := hapToken(line, i, nil)
-				if reason != "" {
-					return reason
-				}
-				p.appendCapture(el.kind == hapReqCapturesCLF, v)
-				i = j
-				if i >= len(line) {
-					break
-				}
-			}
-			if n == 0 {
-				absent = true
-			}
+			absent, i = j == i, j
 			continue
 		}
 		if next == nil {
@@ -153,19 +121,64 @@ func (p *haproxyParser) scan(line []byte) string {
 		if reason != "" {
 			return el.name + ": " + reason
 		}
-		val, i = v, j
+		i = j
 		switch el.kind {
 		case hapIgnored:
 		case hapReqHeader, hapResHeader:
-			p.headers = append(p.headers, hdrVal{el, val})
+			p.headers = append(p.headers, hdrVal{el, v})
 		default:
-			p.vals[el.kind] = val
+			p.vals[el.kind] = v
 		}
 	}
 	if rest := bytes.TrimSpace(line[i:]); len(rest) > 0 {
 		return fmt.Sprintf("unexpected text %q after the end of the format", truncated(rest))
 	}
 	return ""
+}
+
+// captureBlock reads %hr or %hs at line[i], "{a|b}", up to the '}' before
+// the literal next; it returns i unchanged when HAProxy left the block out.
+func (p *haproxyParser) captureBlock(line []byte, i int, el *hapElem, next []byte) (int, string) {
+	if i >= len(line) || line[i] != '{' {
+		return i, ""
+	}
+	end := bytes.Index(line[i:], append([]byte{'}'}, next...))
+	if len(next) == 0 {
+		end = bytes.LastIndexByte(line[i:], '}')
+	}
+	if end < 0 {
+		return 0, fmt.Sprintf("unterminated %s at column %d", el.name, i+1)
+	}
+	p.splitCaptures(el.kind == hapReqCaptures, line[i+1:i+end], '|')
+	return i + end + 1, ""
+}
+
+// captureList reads %hrl or %hsl at line[i]: one value per named capture,
+// space-separated, or every value left on the line when none is named.
+func (p *haproxyParser) captureList(line []byte, i int, el *hapElem) (int, string) {
+	req := el.kind == hapReqCapturesCLF
+	want := len(p.resCaps)
+	if req {
+		want = len(p.reqCaps)
+	}
+	if len(p.captures) == 0 {
+		want = -1
+	}
+	for n := 0; (want < 0 || n < want) && i < len(line); n++ {
+		if n > 0 {
+			if line[i] != ' ' {
+				break
+			}
+			i++
+		}
+		v, j, reason := hapToken(line, i, nil)
+		if reason != "" {
+			return 0, reason
+		}
+		p.appendCapture(req, v)
+		i = j
+	}
+	return i, ""
 }
 
 // hapToken reads one value at line[i]: a quoted string (HAProxy's +Q), or
@@ -249,61 +262,11 @@ func (p *haproxyParser) parse(line []byte, e *timeline.Event) string {
 	if reason := p.scan(line); reason != "" {
 		return reason
 	}
+	tr, reason := p.times(e)
+	if reason != "" {
+		return reason
+	}
 	v := &p.vals
-	var start, accept int64
-	var ok bool
-	switch {
-	case v[hapDateRequest] != nil:
-		if start, ok = parseHAProxyDate(v[hapDateRequest]); !ok {
-			return p.bad("%tr", v[hapDateRequest])
-		}
-	case v[hapDateRequestCLF] != nil:
-		if start, ok = parseTimeLocal(v[hapDateRequestCLF]); !ok {
-			return p.bad("%trg", v[hapDateRequestCLF])
-		}
-	case v[hapDateAccept] != nil:
-		if accept, ok = parseHAProxyDate(v[hapDateAccept]); !ok {
-			return p.bad("%t", v[hapDateAccept])
-		}
-	case v[hapDateAcceptCLF] != nil:
-		if accept, ok = parseTimeLocal(v[hapDateAcceptCLF]); !ok {
-			return p.bad("%T", v[hapDateAcceptCLF])
-		}
-	case v[hapAcceptEpoch] != nil:
-		s, ok := digits(v[hapAcceptEpoch])
-		if !ok || s > 9e9 {
-			return p.bad("%Ts", v[hapAcceptEpoch])
-		}
-		accept = s * 1e9
-	}
-	if accept != 0 && v[hapAcceptMs] != nil {
-		if ms, ok := digits(v[hapAcceptMs]); ok && ms < 1000 && accept%1e9 == 0 {
-			accept += ms * 1e6
-		}
-	}
-	var timers [hapTi + 1]int64
-	for k := hapTR; k <= hapTi; k++ {
-		t, ok := hapTimer(v[k])
-		if !ok {
-			return p.bad(timerName[k-hapTR], v[k])
-		}
-		timers[k] = t
-	}
-	if start == 0 {
-		// The request's first byte came after the handshake and the idle
-		// time of a kept-alive connection.
-		start = accept + max(timers[hapTh], 0)*1e6 + max(timers[hapTi], 0)*1e6
-	}
-	if start <= 0 {
-		return "no date before 1970"
-	}
-	e.Start = start
-	switch {
-	case timers[hapTa] >= 0:
-		e.End = start + timers[hapTa]*1e6
-	case timers[hapTt] >= 0 && accept != 0:
-		e.End = accept + timers[hapTt]*1e6
-	}
 	if b := v[hapStatus]; b != nil && string(b) != "-1" {
 		s, ok := digits(b)
 		if !ok || s > 999 {
@@ -312,7 +275,7 @@ func (p *haproxyParser) parse(line []byte, e *timeline.Event) string {
 		e.Status = int32(s)
 	}
 	tsc := v[hapTermState]
-	if e.Status >= 400 && p.generated(tsc, timers[hapTr]) {
+	if e.Status >= 400 && p.generated(tsc, tr) {
 		code := HAProxyErrorCode
 		if len(tsc) > 0 {
 			code += ":" + string(tsc)
@@ -327,6 +290,77 @@ func (p *haproxyParser) parse(line []byte, e *timeline.Event) string {
 	} else if r := v[hapPath]; len(r) > 0 {
 		e.Route = p.strs.label(timeline.LabelRoute, pathOnly(r))
 	}
+	h := p.requestHeaders(e.ErrorCode != timeline.NoSym)
+	h.apply(e, p.strs, max(e.End, e.Start))
+	e.Layer = timeline.LayerHTTP
+	e.Outcome = p.outcomes.classify(e.Status, e.ErrorCode)
+	return ""
+}
+
+// times places the event from the line's date and timers, and returns
+// %Tr (-1 when the server sent no headers, or not logged).
+func (p *haproxyParser) times(e *timeline.Event) (tr int64, reason string) {
+	v := &p.vals
+	var start, accept int64
+	var ok bool
+	switch {
+	case v[hapDateRequest] != nil:
+		if start, ok = parseHAProxyDate(v[hapDateRequest]); !ok {
+			return 0, p.bad("%tr", v[hapDateRequest])
+		}
+	case v[hapDateRequestCLF] != nil:
+		if start, ok = parseTimeLocal(v[hapDateRequestCLF]); !ok {
+			return 0, p.bad("%trg", v[hapDateRequestCLF])
+		}
+	case v[hapDateAccept] != nil:
+		if accept, ok = parseHAProxyDate(v[hapDateAccept]); !ok {
+			return 0, p.bad("%t", v[hapDateAccept])
+		}
+	case v[hapDateAcceptCLF] != nil:
+		if accept, ok = parseTimeLocal(v[hapDateAcceptCLF]); !ok {
+			return 0, p.bad("%T", v[hapDateAcceptCLF])
+		}
+	case v[hapAcceptEpoch] != nil:
+		s, ok := digits(v[hapAcceptEpoch])
+		if !ok || s > 9e9 {
+			return 0, p.bad("%Ts", v[hapAcceptEpoch])
+		}
+		accept = s * 1e9
+	}
+	if accept != 0 && v[hapAcceptMs] != nil {
+		if ms, ok := digits(v[hapAcceptMs]); ok && ms < 1000 && accept%1e9 == 0 {
+			accept += ms * 1e6
+		}
+	}
+	var timers [hapTi + 1]int64
+	for k := hapTR; k <= hapTi; k++ {
+		t, ok := hapTimer(v[k])
+		if !ok {
+			return 0, p.bad(timerName[k-hapTR], v[k])
+		}
+		timers[k] = t
+	}
+	if start == 0 {
+		// The request's first byte came after the handshake and the idle
+		// time of a kept-alive connection.
+		start = accept + max(timers[hapTh], 0)*1e6 + max(timers[hapTi], 0)*1e6
+	}
+	if start <= 0 {
+		return 0, "no date before 1970"
+	}
+	e.Start = start
+	switch {
+	case timers[hapTa] >= 0:
+		e.End = start + timers[hapTa]*1e6
+	case timers[hapTt] >= 0 && accept != 0:
+		e.End = accept + timers[hapTt]*1e6
+	}
+	return timers[hapTr], ""
+}
+
+// requestHeaders gathers the headers the line logged, by name or by
+// capture; hasCode keeps HAProxy's own error code over the server's.
+func (p *haproxyParser) requestHeaders(hasCode bool) requestHeaders {
 	var h requestHeaders
 	for _, hv := range p.headers {
 		// A header logged by name is read like nginx's $http_NAME; one
@@ -339,7 +373,7 @@ func (p *haproxyParser) parse(line []byte, e *timeline.Event) string {
 		case hv.el.kind == hapReqHeader:
 			h.request(knownVars["http_"+strings.ReplaceAll(hv.el.header, "-", "_")], hv.val)
 		default:
-			h.response(knownVars["sent_http_"+strings.ReplaceAll(hv.el.header, "-", "_")], hv.val, e.ErrorCode != timeline.NoSym)
+			h.response(knownVars["sent_http_"+strings.ReplaceAll(hv.el.header, "-", "_")], hv.val, hasCode)
 		}
 	}
 	for k, val := range p.reqVals {
@@ -349,13 +383,10 @@ func (p *haproxyParser) parse(line []byte, e *timeline.Event) string {
 	}
 	for k, val := range p.resVals {
 		if k < len(p.resCaps) {
-			h.response(p.resCaps[k], val, e.ErrorCode != timeline.NoSym)
+			h.response(p.resCaps[k], val, hasCode)
 		}
 	}
-	h.apply(e, p.strs, max(e.End, e.Start))
-	e.Layer = timeline.LayerHTTP
-	e.Outcome = p.outcomes.classify(e.Status, e.ErrorCode)
-	return ""
+	return h
 }
 
 // setCapture puts a header logged by its capture slot among the captures.
