@@ -202,7 +202,9 @@
 // as a list) in the order of the capture lines; Options.HAProxyCaptures
 // names them ("res:NAME" for %hs), and they are read like nginx's
 // $http_NAME and $sent_http_NAME. Unnamed captures are left unread with a
-// warning. A response of 400 or more that HAProxy made itself has the error
+// warning. %ID (unique-id-format) is the request id. The server timers
+// %Tw, %Tc and %Tr are checked, and %Tr of -1 says no server answered.
+// A response of 400 or more that HAProxy made itself has the error
 // code HAProxyErrorCode and the termination state, "haproxy:PR--": no
 // server was chosen (<NOSRV>), the session ended on the proxy's side (P,
 // R, I, D or L first), or the server never sent headers (sQ, sC, sH; %Tr

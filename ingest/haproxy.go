@@ -291,6 +291,9 @@ func (p *haproxyParser) parse(line []byte, e *timeline.Event) string {
 		e.Route = p.strs.label(timeline.LabelRoute, pathOnly(r))
 	}
 	h := p.requestHeaders(e.ErrorCode != timeline.NoSym)
+	if id := v[hapUniqueID]; h.requestID == nil && len(id) > 0 && string(id) != "-" {
+		h.requestID = id
+	}
 	h.apply(e, p.strs, max(e.End, e.Start))
 	e.Layer = timeline.LayerHTTP
 	e.Outcome = p.outcomes.classify(e.Status, e.ErrorCode)

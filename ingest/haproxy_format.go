@@ -46,6 +46,7 @@ const (
 	hapResCaptures
 	hapReqCapturesCLF // %hrl: one value per capture, space-separated
 	hapResCapturesCLF
+	hapUniqueID  // %ID: unique-id-format's request id
 	hapReqHeader // %[req.hdr(NAME)], %[capture.req.hdr(N)]: one header
 	hapResHeader // %[res.hdr(NAME)], %[capture.res.hdr(N)]
 )
@@ -58,7 +59,7 @@ var hapVars = map[string]hapKind{
 	"TR": hapTR, "Tw": hapTw, "Tc": hapTc, "Tr": hapTr, "Ta": hapTa, "Tt": hapTt, "Th": hapTh, "Ti": hapTi,
 	"ST": hapStatus, "tsc": hapTermState, "ts": hapTermState, "s": hapServer,
 	"r": hapRequest, "HP": hapPath, "HPO": hapPath, "HU": hapPath,
-	"hr": hapReqCaptures, "hs": hapResCaptures, "hrl": hapReqCapturesCLF, "hsl": hapResCapturesCLF,
+	"hr": hapReqCaptures, "hs": hapResCaptures, "hrl": hapReqCapturesCLF, "hsl": hapResCapturesCLF, "ID": hapUniqueID,
 }
 
 // haproxyOnlyVars are variables no nginx, Apache or Envoy definition has:
