@@ -189,8 +189,8 @@ func formatNames() []string {
 func TestHostileInputEveryFormat(t *testing.T) {
 	corpus := hostileCorpus(t)
 	formats := formatNames()
-	if len(formats) != 22 {
-		t.Errorf("%d formats besides auto; the table expects 21: %v", len(formats)-1, formats[1:])
+	if len(formats) != 27 {
+		t.Errorf("%d formats besides auto; the table expects 26: %v", len(formats)-1, formats[1:])
 	}
 	for _, c := range corpus {
 		for _, format := range formats {

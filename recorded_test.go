@@ -36,6 +36,7 @@ type recordedTruth struct {
 		HonoursRetryAfter bool    `json:"sdk_honours_retry_after"`
 		MaxAttempts       int     `json:"sdk_max_attempts_per_call"`
 		Concurrency       *int    `json:"concurrency_limit"`
+		Proxy             string  `json:"proxy"`
 	} `json:"config"`
 	ObservedDelays struct {
 		ByRetry map[string]struct {
@@ -135,6 +136,16 @@ var inputMixes = []inputMix{
 // msecLogFormat is the recording proxy's log_format of access_msec.log.
 const msecLogFormat = `$msec $remote_addr "$request" $status $body_bytes_sent rt=$request_time urt=$upstream_response_time "$http_user_agent" retry="$http_x_stainless_retry_count" task="$http_x_task_id"`
 
+// haproxyCaptures names the headers the recording HAProxy captured, as a
+// user gives them: its config declares x-task-id, then
+// x-stainless-retry-count.
+func (t *recordedTruth) haproxyCaptures() []string {
+	if t.Config.Proxy != "haproxy" {
+		return nil
+	}
+	return []string{"x-task-id", "x-stainless-retry-count"}
+}
+
 // recordedCheck is one comparison of stampede against the truth.
 type recordedCheck struct {
 	name       string
@@ -187,7 +198,8 @@ func TestRecordedTraces(t *testing.T) {
 				mix.debugHasRetryAfter = gzipContains(t, filepath.Join(dir, "sdk_debug.log.gz"), "retry-after")
 			}
 			t.Run(scenario+"/"+mix.name, func(t *testing.T) {
-				res, err := stampede.Analyze(context.Background(), stampede.Config{Inputs: files, Seed: 1, LogFormat: mix.logFormat})
+				res, err := stampede.Analyze(context.Background(), stampede.Config{Inputs: files, Seed: 1, LogFormat: mix.logFormat,
+					HAProxyCaptures: truth.haproxyCaptures()})
 				if err != nil {
 					t.Fatalf("Analyze: %v", err)
 				}

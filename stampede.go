@@ -50,6 +50,10 @@ type Config struct {
 	// LogFormat is a log format definition (nginx log_format, Apache
 	// LogFormat or Envoy format string) or the name of a built-in one.
 	LogFormat string
+	// HAProxyCaptures names HAProxy's captured headers in the order of
+	// the capture lines ("x-task-id", "res:retry-after" for a response
+	// header); see ingest.Options.
+	HAProxyCaptures []string
 	// Fields maps timeline fields to JSON keys for JSON-lines logs, as
 	// "field=key" (e.g. "start=start_time").
 	Fields []string
@@ -491,7 +495,7 @@ func ingestOptions(cfg Config) (ingest.Options, error) {
 	if err != nil {
 		return ingest.Options{}, err
 	}
-	return ingest.Options{Format: cfg.Format, LogFormat: cfg.LogFormat, Fields: fields, Layer: cfg.Layer}, nil
+	return ingest.Options{Format: cfg.Format, LogFormat: cfg.LogFormat, HAProxyCaptures: cfg.HAProxyCaptures, Fields: fields, Layer: cfg.Layer}, nil
 }
 
 // classRules returns the user's rules, which override classes the logs set

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/stampede/stampede/spill"
@@ -129,10 +130,15 @@ func reconcile(j *joins) Reconciliation {
 		recovered[g] = tl.Events[j.groups[g].last].Outcome == timeline.OutcomeOK
 	}
 	unjoinedByClass := map[timeline.Class]int64{}
+	proxyCodes := map[string]int64{}
 	for _, i := range j.http {
 		e := &tl.Events[i]
 		if e.Outcome != timeline.OutcomeThrottled {
 			continue
+		}
+		if c := e.ErrorCode.String(); timeline.IsProxyCode(c) {
+			r.ThrottledByProxy++
+			proxyCodes[c]++
 		}
 		switch g := j.groupOf[i]; {
 		case g < 0:
@@ -145,6 +151,7 @@ func reconcile(j *joins) Reconciliation {
 			r.ThrottledInFailedCalls++
 		}
 	}
+	r.ProxyCodes = byCount(proxyCodes)
 	if r.ThrottledUnjoined > 0 && j.callsFromLog && hasSDKAttempts(j) {
 		splitUnjoinedByCallCounts(j, &r, unjoinedByClass)
 	}
@@ -302,6 +309,11 @@ func explainReconcile(r *Reconciliation) []string {
 		out = append(out, fmt.Sprintf("Of the %s throttled %s, %s.", count(h.Throttled), plural(h.Throttled, "attempt", "attempts"),
 			joinWords(parts, "and")))
 	}
+	if r.ThrottledByProxy > 0 {
+		out = append(out, fmt.Sprintf("%s of the %s throttled %s %s refused by the proxy's own limit (%s), not by the endpoint's.",
+			count(r.ThrottledByProxy), count(h.Throttled), plural(h.Throttled, "attempt", "attempts"), plural(r.ThrottledByProxy, "was", "were"),
+			strings.Join(r.ProxyCodes, ", ")))
+	}
 	for _, c := range r.ByClass {
 		if c.HTTP.Attempts == 0 || c.App.Calls == 0 {
 			continue
@@ -312,6 +324,21 @@ func explainReconcile(r *Reconciliation) []string {
 			count(c.App.Failed), num(c.AttemptsPerCall)))
 	}
 	return out
+}
+
+// byCount lists the keys of m, the most counted first.
+func byCount(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(a, b int) bool {
+		if m[keys[a]] != m[keys[b]] {
+			return m[keys[a]] > m[keys[b]]
+		}
+		return keys[a] < keys[b]
+	})
+	return keys
 }
 
 func upperFirst(s string) string {

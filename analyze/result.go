@@ -146,6 +146,12 @@ type Reconciliation struct {
 	AttemptsJoined int64 `json:"attempts_joined"`
 	// Explanation is the reconciliation in sentences with numbers.
 	Explanation []string `json:"explanation"`
+
+	// ThrottledByProxy are the throttled attempts the proxy in front of
+	// the endpoint refused itself (timeline.IsProxyCode): its own limit,
+	// not the endpoint's. ProxyCodes are their error codes, most first.
+	ThrottledByProxy int64    `json:"throttled_by_proxy,omitempty"`
+	ProxyCodes       []string `json:"proxy_codes,omitempty"`
 }
 
 // HTTPSide counts attempts on the wire.

@@ -26,10 +26,20 @@ func TestDetectEveryExample(t *testing.T) {
 		"botocore-access_combined.log":             "nginx:combined",
 		"botocore-calls.jsonl":                     "jsonl",
 		"caddy/access.log":                         "caddy",
+		"cloudflare/http_requests.json":            "cloudflare",
+		"cloudfront/realtime-selected.log":         "cloudfront:custom",
+		"cloudfront/realtime.log":                  "cloudfront:realtime",
+		"cloudfront/standard.log":                  "cloudfront",
+		"gcp-lb/requests.jsonl":                    "gcp-lb",
+		"kong/file-log.json":                       "kong",
 		"envoy/access.json":                        "envoy-json",
 		"envoy/default.log":                        "envoy:default",
 		"envoy/retries.log":                        "envoy:custom",
 		"har/session.har":                          "har",
+		"haproxy/clf.log":                          "haproxy:clf",
+		"haproxy/custom.log":                       "haproxy:custom",
+		"haproxy/httplog.log":                      "haproxy:httplog",
+		"haproxy/syslog.log":                       "haproxy:httplog",
 		"jmeter/results.jtl":                       "jmeter",
 		"k6/results.json":                          "k6",
 		"nginx-json/access.jsonl":                  "jsonl",
@@ -75,9 +85,11 @@ func TestDetectEveryExample(t *testing.T) {
 	}
 	// The .conf beside a log, by log.
 	confs := map[string]string{
-		"apache/timed.log":  "apache/timed.conf",
-		"envoy/retries.log": "envoy/retries.conf",
-		"timed.log":         "timed.conf",
+		"apache/timed.log":                 "apache/timed.conf",
+		"cloudfront/realtime-selected.log": "cloudfront/realtime-selected.conf",
+		"envoy/retries.log":                "envoy/retries.conf",
+		"haproxy/custom.log":               "haproxy/custom.conf",
+		"timed.log":                        "timed.conf",
 	}
 	// JSONL field mappings, by log: nginx's escape=json log names its
 	// keys after its variables.

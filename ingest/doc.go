@@ -1,6 +1,7 @@
 // Package ingest reads incident logs into a timeline.Timeline: access
 // logs of nginx (any log_format), Apache httpd (any LogFormat), Envoy (text
-// or JSON) and AWS Application Load Balancers, JSON-lines call logs
+// or JSON), HAProxy (any log-format), AWS Application Load Balancers,
+// CloudFront, Cloudflare, Google Cloud load balancers and Kong, JSON-lines call logs
 // written by applications around their SDK calls, OpenTelemetry client
 // spans, HAR archives, load-test results and SDK debug logs.
 //
@@ -19,8 +20,9 @@
 //
 // Formats lists every format with its detection rule and the timeline
 // fields it fills. Options.Format names one ("nginx", "jsonl", "apache",
-// "envoy", "envoy-json", "alb"), optionally with the variant Source.Format
-// reports ("apache:common", "nginx:retry"), and skips detection. Otherwise
+// "envoy", "envoy-json", "haproxy", "cloudfront", "alb", ...), optionally
+// with the variant Source.Format reports ("apache:common", "nginx:retry",
+// "haproxy:clf"), and skips detection. Otherwise
 // the first 50 non-blank lines go through a chain of sniffers, and the
 // first to claim them wins:
 //
@@ -31,6 +33,8 @@
 //	:pretty     the first record is a pretty-printed object a JSON access-log format reads
 //	jsonl       half the lines start with '{'
 //	(SDK logs, each by its markers)
+//	haproxy     half the lines read in HAProxy's httplog or clf format
+//	cloudfront  a #Fields header with x-edge-request-id, or 90% real-time log lines
 //	text        the named format of nginx, Apache, Envoy, Traefik CLF or API Gateway CLF
 //	            that explains the lines best, if it reads half of them (below)
 //	alb         90% are ALB entries, or 90% open with a request type and an ISO time and most parse
@@ -59,7 +63,9 @@
 // A sniffer that declines says why, and the error for undetectable input
 // lists every reason. Options.LogFormat without Options.Format picks the
 // language from the definition: $variables are nginx, %OPERATORS% (such as
-// %START_TIME% or %REQ(...)%) Envoy, other %directives Apache; a bare name
+// %START_TIME% or %REQ(...)%) Envoy, HAProxy's variables (%ci, %tr, %ST,
+// %Ta, %{+Q}r) HAProxy, a list of CloudFront field names CloudFront, other
+// %directives Apache; a bare name
 // is looked up among nginx's named formats first, so "combined" means
 // nginx's, "common" Apache's and "default" Envoy's.
 //
@@ -180,6 +186,67 @@
 // generated the response itself, so its 429s and 503s are told apart from
 // the backend's. Route is the path of the request URL, Client the user
 // agent, and Request the X-Amzn-Trace-Id.
+//
+// # HAProxy
+//
+// HAProxy's log-format strings compile into literals and variables
+// (%ci, %{+Q}r, %[req.hdr(x-task-id)]); a value runs to the next literal,
+// or is quoted ("+Q"). The named formats are httplog (option httplog,
+// HAPROXY_HTTP_LOG_FMT) and clf (option httplog clf); detection tries
+// both, after any syslog prefix, and a custom one is given with
+// LogFormat, whose %ci, %tr, %ST, %Ta and the like name it HAProxy's. The
+// event starts at the request date %tr (%trg, %trl; or the accept date %t,
+// %T, %Ts with %ms, plus %Th and %Ti), read as UTC when it has no zone,
+// and lasts %Ta (else %Tt). %ST is the status, -1 none. Request headers
+// captured with "capture request header" appear in %hr as {a|b} (in %hrl
+// as a list) in the order of the capture lines; Options.HAProxyCaptures
+// names them ("res:NAME" for %hs), and they are read like nginx's
+// $http_NAME and $sent_http_NAME. Unnamed captures are left unread with a
+// warning. %ID (unique-id-format) is the request id. The server timers
+// %Tw, %Tc and %Tr are checked, and %Tr of -1 says no server answered.
+// A response of 400 or more that HAProxy made itself has the error
+// code HAProxyErrorCode and the termination state, "haproxy:PR--": no
+// server was chosen (<NOSRV>), the session ended on the proxy's side (P,
+// R, I, D or L first), or the server never sent headers (sQ, sC, sH; %Tr
+// -1). A request with no response (status -1) takes its termination state
+// ("CD--") as its code.
+//
+// # Proxies and CDNs in JSON
+//
+// Cloudflare Logpush http_requests: EdgeStartTimestamp to EdgeEndTimestamp,
+// EdgeResponseStatus, ClientRequestPath (else ClientRequestURI),
+// ClientRequestUserAgent, RayID as the request, and the custom fields
+// RequestHeaders and ResponseHeaders for the retry headers. A 4xx or 5xx
+// with OriginResponseStatus 0 came from the edge: "cloudflare:ratelimit"
+// (SecuritySources rateLimit, or EdgeRateLimitAction), or
+// "cloudflare:<SecurityAction>".
+//
+// Google Cloud load balancers, as Cloud Logging exports them: timestamp
+// plus httpRequest.latency, httpRequest.status, requestUrl, userAgent, and
+// the trace as the request. A 4xx or 5xx whose jsonPayload.statusDetails
+// is not response_sent_by_backend is the load balancer's:
+// "gclb:denied_by_security_policy" (Cloud Armor), "gclb:backend_timeout".
+//
+// Kong's file-log: started_at (ms) plus latencies.request, response.status,
+// request.uri and the headers under request.headers and
+// response.headers. A 4xx with latencies.proxy -1 (no upstream tried) is
+// Kong's own, "kong".
+//
+// # Amazon CloudFront
+//
+// Standard logs are tab-separated with the fields named by a #Fields
+// header (the header lines are counted as skipped); real-time logs have
+// no header, and are read in the documented order of every field, or in
+// the order of a field list given as LogFormat. The line's time (date and
+// time, or timestamp) is when the edge finished; time-taken runs back to
+// the start. sc-status, cs-uri-stem, cs(User-Agent) or cs-user-agent
+// (URL-decoded), x-edge-request-id as the request, and, in real-time logs,
+// cs-headers for the retry headers. A 4xx whose x-edge-detailed-result-type
+// is CloudFront's own (LimitExceeded, ClientGeoBlocked, InvalidRequest...)
+// is "cloudfront:<type>".
+//
+// Each proxy's own code is recognised by timeline.IsProxyCode, so that
+// the reconciliation counts those throttles as the proxy's limit.
 //
 // # JSON lines
 //

@@ -29,6 +29,12 @@ func FuzzDetect(f *testing.F) {
 	f.Add([]byte("{\n\"resourceSpans\": [\n"))
 	f.Add([]byte("timeStamp,elapsed,label,responseCode\n"))
 	f.Add([]byte("\x00\x00\x00\n\xff\xfe\n"))
+	// The proxy and CDN formats, each sniffed by its own shape.
+	f.Add([]byte(strings.Repeat(haproxyLine+"\n", 2) + haproxyCLFLine + "\n"))
+	f.Add([]byte("Dec  1 12:00:18 lb1 haproxy[2310]: " + haproxyNoCapLine + "\n"))
+	f.Add([]byte("#Version: 1.0\n#Fields: date time sc-status time-taken x-edge-request-id\n2026-12-01\t12:00:18\t429\t0.005\tX==\n"))
+	f.Add([]byte(`{"EdgeStartTimestamp":"2026-12-01T12:00:18Z","EdgeResponseStatus":429,"OriginResponseStatus":0}` + "\n"))
+	f.Add([]byte(`{"started_at":1796126420310,"latencies":{"request":0,"proxy":-1},"response":{"status":429}}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sample := sampleOf(data, true)
 		p1, err1 := chooseParser(sample, true, Options{}, newInterner())

@@ -64,6 +64,15 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	haproxyCustom, err := os.ReadFile(filepath.Join(dir, "haproxy", "custom.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cloudfrontSelected, err := os.ReadFile(filepath.Join(dir, "cloudfront", "realtime-selected.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	captures := []string{"x-task-id", "x-stainless-retry-count", "user-agent"}
 	tests := []struct {
 		file   string
 		opt    Options
@@ -75,6 +84,13 @@ func TestGolden(t *testing.T) {
 		{"envoy/retries.log", Options{LogFormat: string(envoyRetries)}, "envoy-retries.log.logformat-retries.golden"},
 		{"envoy/access.json", Options{Format: "envoy-json"}, "envoy-access.json.format-envoy-json.golden"},
 		{"alb/alb.log", Options{Format: "alb"}, "alb.log.format-alb.golden"},
+		{"haproxy/httplog.log", Options{HAProxyCaptures: captures}, "haproxy-httplog.log.captures.golden"},
+		{"haproxy/syslog.log", Options{}, "haproxy-syslog.log.golden"},
+		{"haproxy/clf.log", Options{HAProxyCaptures: captures[:2]}, "haproxy-clf.log.captures.golden"},
+		{"haproxy/custom.log", Options{LogFormat: string(haproxyCustom)}, "haproxy-custom.log.logformat-custom.golden"},
+		{"cloudfront/standard.log", Options{}, "cloudfront-standard.log.golden"},
+		{"cloudfront/realtime.log", Options{}, "cloudfront-realtime.log.golden"},
+		{"cloudfront/realtime-selected.log", Options{Format: "cloudfront", LogFormat: string(cloudfrontSelected)}, "cloudfront-realtime-selected.log.format-cloudfront-logformat-selected.golden"},
 		{"botocore-access.log", Options{}, "botocore-access.log.golden"},
 		// nginx logs when a request ends: these start $request_time earlier.
 		{"realworld-like/ingress-upstreaminfo.log", Options{}, "realworld-like-ingress-upstreaminfo.log.golden"},

@@ -28,10 +28,13 @@ type Options struct {
 	// verbatim definition in that server's language: an nginx log_format
 	// ("combined", "main", "retry", "stampede", or '$remote_addr ...'), an
 	// Apache LogFormat ("common", "combined", or '%h %l %u %t ...'), an
-	// Envoy format string ("default", or '[%START_TIME%] ...'). Without
-	// Format, the language is recognised from the text ($ nginx,
-	// %OPERATOR% Envoy, %x Apache); "" picks among the named formats by
-	// trying them on the first lines.
+	// Envoy format string ("default", or '[%START_TIME%] ...'), a HAProxy
+	// log-format ("httplog", "clf", or '%ci:%cp [%tr] ...'), or a list of
+	// CloudFront log fields ("realtime", or 'timestamp c-ip sc-status ...').
+	// Without Format, the language is recognised from the text ($ nginx,
+	// %OPERATOR% Envoy, %ci %tr %ST HAProxy, x-edge- CloudFront, %x
+	// Apache); "" picks among the named formats by trying them on the
+	// first lines.
 	LogFormat string
 	// Fields maps timeline field names to JSON keys for JSONL input, e.g.
 	// {"start": "start_time"}; see ParseFieldMapping.
@@ -41,6 +44,11 @@ type Options struct {
 	// file looks like an access log in JSON (a status, the request and a
 	// time, no call fields), whose records are attempts.
 	Layer string
+	// HAProxyCaptures names, for HAProxy logs, the captured headers in
+	// {…|…} in the order of the config's capture lines, e.g.
+	// {"x-task-id", "x-stainless-retry-count"}; "res:NAME" names a
+	// captured response header. Unnamed captures are not read.
+	HAProxyCaptures []string
 	// Progress, when set, is told how many more bytes of the input (as
 	// stored: compressed bytes for compressed files) and lines have been
 	// read since its last call. It is called about once per
@@ -530,7 +538,7 @@ func chooseParser(sample []sampledLine, whole bool, opt Options, strs *interner)
 		}
 		// Most logs no format here reads are written by a log_format of
 		// their own: say how to give it.
-		return nil, fmt.Errorf("cannot detect the format; tried %s. A log written by a format of your own is read with --log-format and its definition (an nginx log_format, Apache LogFormat or Envoy format string; see 'stampede formats')", strings.Join(tried, "; "))
+		return nil, fmt.Errorf("cannot detect the format; tried %s. A log written by a format of your own is read with --log-format and its definition (an nginx log_format, Apache LogFormat, Envoy format string or HAProxy log-format; see 'stampede formats')", strings.Join(tried, "; "))
 	}
 	for _, fe := range formats {
 		if fe.info.Name == format || slices.Contains(fe.info.Aliases, format) {
@@ -568,6 +576,10 @@ func logFormatFamily(def string) string {
 		return "apache"
 	case envoyNamedFormats[name] != "":
 		return "envoy"
+	case isHAProxyLogFormat(def):
+		return "haproxy"
+	case isCloudFrontFields(def):
+		return "cloudfront"
 	case strings.Contains(def, "$"):
 		return "nginx"
 	case strings.Contains(def, "%START_TIME") || strings.Contains(def, "%RESPONSE_CODE%") || strings.Contains(def, "%REQ("):
@@ -614,6 +626,8 @@ var sniffers = slices.Concat([]sniffer{sniffHAR, sniffOTLP, sniffAWSJS, sniffEnv
 	sniffOpenAINode,
 	sniffBotocore,
 	sniffOpenAIPython,
+	sniffHAProxy,
+	sniffCloudFront,
 	sniffAccessText,
 	sniffALB,
 })
@@ -687,6 +701,14 @@ var formats = []formatEntry{
 		Detect: "half of the first 50 lines are JSON objects with Envoy keys (response_code or response_flags with start_time)",
 		Fields: []string{"start", "end", "status", "outcome", "code", "retry_after", "route", "client", "task", "call", "request", "attempt"}},
 		always(newEnvoyJSONParser)},
+	{FormatInfo{Name: "haproxy",
+		Detect: "half of the first 50 lines read in a named HAProxy format: httplog (option httplog, raw or behind a syslog prefix) or clf (option httplog clf); a custom log-format is given with --log-format (its %ci, %tr, %ST, %Ta ... name it HAProxy's); captured headers are named with --haproxy-captures",
+		Fields: []string{"start", "end", "status", "outcome", "code", "retry_after", "route", "client", "task", "call", "request", "attempt", "max_attempts"}},
+		openHAProxy},
+	{FormatInfo{Name: "cloudfront", Aliases: []string{"aws-cloudfront"},
+		Detect: "a #Fields header naming x-edge-request-id (CloudFront standard logs, W3C, tab-separated), or 90% of the first 50 lines are real-time log lines with every documented field; a real-time log with fewer fields is read with --log-format and its field list (e.g. 'timestamp c-ip time-to-first-byte sc-status ...'); a 4xx whose x-edge-detailed-result-type is CloudFront's own (LimitExceeded, ...) is coded cloudfront:<type>",
+		Fields: []string{"start", "end", "status", "outcome", "code", "route", "client", "request", "task", "call", "attempt", "max_attempts"}},
+		openCloudFront},
 	{FormatInfo{Name: "alb", Aliases: []string{"aws-alb"},
 		Detect: "90% of the first 50 lines are AWS ALB access log entries (http, https, h2, grpcs, ws or wss, then an ISO time)",
 		Fields: []string{"start", "end", "status", "outcome", "code", "route", "client", "request"}},
@@ -724,8 +746,10 @@ func init() {
 	for _, f := range accessFormats {
 		fields := loadTestFields
 		switch f.name {
-		case "caddy", "traefik-json", "traefik-clf":
+		case "caddy", "traefik-json", "traefik-clf", "cloudflare", "kong":
 			fields = accessLogFields
+		case "gcp-lb":
+			fields = []string{"start", "end", "status", "outcome", "code", "route", "client", "request"}
 		case "apigateway-json", "apigateway-clf":
 			fields = append(slices.Clone(loadTestFields), "request", "client")
 		}

@@ -147,7 +147,7 @@ func (lp *linePrefix) stripSample(sample []sampledLine) []sampledLine {
 // prefixedSniffers are the sniffers tried on lines without their prefix:
 // those of access logs and load tests. The SDK log parsers read the
 // logging framework's prefix themselves and see the lines whole.
-var prefixedSniffers = slices.Concat([]sniffer{sniffEnvoyJSON}, accessFormatSniffers, []sniffer{sniffJSONL, sniffAccessText, sniffALB})
+var prefixedSniffers = slices.Concat([]sniffer{sniffEnvoyJSON}, accessFormatSniffers, []sniffer{sniffJSONL, sniffHAProxy, sniffCloudFront, sniffAccessText, sniffALB})
 
 // prefixParser reads each line past its prefix.
 type prefixParser struct {
@@ -230,7 +230,7 @@ func openPrefixed(fe formatEntry, sample []sampledLine, whole bool, opt Options,
 // line to line (the SDK log parsers join lines into calls).
 func linesIndependent(name string) bool {
 	switch name {
-	case "nginx", "apache", "envoy", "envoy-json", "alb", "jsonl":
+	case "nginx", "apache", "envoy", "envoy-json", "alb", "jsonl", "haproxy":
 		return true
 	}
 	return newAccessFormatParser(name, newInterner()) != nil

@@ -70,6 +70,9 @@ var accessExamples = []struct {
 	{"traefik/access.log", "traefik-clf"},
 	{"apigateway/access.json", "apigateway-json"},
 	{"apigateway/access-clf.log", "apigateway-clf"},
+	{"cloudflare/http_requests.json", "cloudflare"},
+	{"gcp-lb/requests.jsonl", "gcp-lb"},
+	{"kong/file-log.json", "kong"},
 }
 
 // TestAccessFormatGolden reads each example with its parser, checks that

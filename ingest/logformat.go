@@ -191,6 +191,10 @@ func CompileLogFormat(def string) error {
 		_, err = compileApacheNamedOrCustom(def)
 	case "envoy":
 		_, err = compileEnvoyNamedOrCustom(def)
+	case "haproxy":
+		_, err = compileHAProxyNamedOrCustom(def)
+	case "cloudfront":
+		// A field list: any names, unknown ones ignored.
 	default:
 		_, err = compileNamedOrCustom(def)
 	}

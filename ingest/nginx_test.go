@@ -309,7 +309,7 @@ func TestDetectionErrors(t *testing.T) {
 				"alb (0 of 1 lines parse; line 1: 2 fields, an ALB entry has at least 14)"}},
 		{"nginx without a fitting named format", "hello\n", Options{Format: "nginx"}, []string{"nginx:combined (0 of 1"}},
 		{"invalid log_format", "x\n", Options{LogFormat: "$msec$status"}, []string{"u.log: log_format: $msec and $status"}},
-		{"unknown format", "x\n", Options{Format: "csv"}, []string{`unknown format "csv": want auto, nginx, jsonl, apache, envoy, envoy-json, alb, openai-node, botocore, openai-python, aws-js-v3, otlp-json, har, k6, vegeta-json`}},
+		{"unknown format", "x\n", Options{Format: "csv"}, []string{`unknown format "csv": want auto, nginx, jsonl, apache, envoy, envoy-json, haproxy, cloudfront, alb, openai-node, botocore, openai-python, aws-js-v3, otlp-json, har, k6, vegeta-json`}},
 		{"invalid Apache LogFormat", "x\n", Options{LogFormat: `%t %>s%D`}, []string{`u.log: LogFormat: %>s and %D are not separated`}},
 		{"invalid envoy format", "x\n", Options{Format: "envoy", LogFormat: `[%START_TIME%] %DURATION`}, []string{`envoy format: %DURATION at offset 15 has no closing '%'`}},
 		{"Apache format without a time", "x\n", Options{Format: "apache", LogFormat: `%h %>s`}, []string{`LogFormat: no time (%t or %{sec}t)`}},

@@ -239,18 +239,24 @@ func reconcileSection(rc *analyze.Reconciliation) section {
 	for _, c := range rc.ByClass {
 		row(c.Class, c.HTTP, c.App, c.AttemptsPerCall)
 	}
+	facts := []fact{
+		{"throttled, recovered by a later attempt", count(rc.ThrottledRecovered)},
+		{"throttled, in calls that failed", count(rc.ThrottledInFailedCalls)},
+		{"throttled, not joined to a call", count(rc.ThrottledUnjoined)},
+	}
+	if rc.ThrottledByProxy > 0 {
+		// Said only when a proxy refused requests itself: its own limit.
+		facts = append(facts, fact{"throttled by the proxy's own limit", count(rc.ThrottledByProxy) + " (" + strings.Join(rc.ProxyCodes, ", ") + ")"})
+	}
 	s.blocks = append(s.blocks,
 		block{label: "HTTP side: throttled attempts / attempts; application side: failed calls / calls", table: g},
 		// Attempts per call is the table's "all" row: said once, there.
-		block{facts: []fact{
-			{"throttled, recovered by a later attempt", count(rc.ThrottledRecovered)},
-			{"throttled, in calls that failed", count(rc.ThrottledInFailedCalls)},
-			{"throttled, not joined to a call", count(rc.ThrottledUnjoined)},
+		block{facts: append(facts, []fact{
 			{"calls recovered by retry", count(rc.CallsRecoveredByRetry)},
 			{"other attempt errors", fmt.Sprintf("%s retryable, %s non-retryable", count(rc.HTTP.Retryable), count(rc.HTTP.NonRetryable))},
 			{"calls from", orNA(rc.App.Source)},
 			{"attempts joined to a call", joinedText(rc.AttemptsJoined, rc.HTTP.Attempts)},
-		}},
+		}...)},
 		block{facts: []fact{{"join method", orNA(rc.Method)}}, evidence: true},
 	)
 	if len(rc.Explanation) > 0 {

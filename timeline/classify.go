@@ -27,6 +27,25 @@ var nonRetryableCodes = map[string]bool{
 	"notfounderror": true, "invalid_request_error": true, "insufficient_quota": true,
 }
 
+// proxyCodes open the error codes ingest gives a response that a proxy,
+// load balancer or CDN in front of the endpoint generated itself: an ALB's
+// "elb", HAProxy's "haproxy:PR--", Cloudflare's "cloudflare:...", a Google
+// Cloud load balancer's "gclb:...", Kong's "kong", CloudFront's
+// "cloudfront:...".
+var proxyCodes = [...]string{"elb", "haproxy", "cloudflare", "gclb", "kong", "cloudfront"}
+
+// IsProxyCode reports whether an error code says the proxy in front of
+// the endpoint answered by itself, so that a throttle carrying it is the
+// proxy's own limit and not the endpoint's.
+func IsProxyCode(code string) bool {
+	for _, p := range proxyCodes {
+		if rest, ok := strings.CutPrefix(code, p); ok && (rest == "" || rest[0] == ':') {
+			return true
+		}
+	}
+	return false
+}
+
 // IsThrottleCode reports whether a platform error code means throttled.
 func IsThrottleCode(code string) bool {
 	return code != "" && throttleCodes[strings.ToLower(code)]

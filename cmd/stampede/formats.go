@@ -24,7 +24,14 @@ format that reads at least half of the lines can win, so a short snippet with
 one damaged line is read; a close runner-up, lines only partly explained or
 a low share read become warnings naming the --input-format or --log-format
 that settles them. Lines behind a docker compose ("web-1  | "), kubectl
---timestamps or syslog prefix are read past it.`,
+--timestamps or syslog prefix are read past it.
+
+HAProxy's captured headers ({x-task-id|x-stainless-retry-count}) are read
+once --haproxy-captures names them in the order of the capture lines; a
+HAProxy log-format, or a CloudFront real-time field list, is given with
+--log-format. A 429 a proxy or CDN made itself gets a code of its own
+(haproxy:PR--, cloudflare:ratelimit, gclb:..., kong, elb, cloudfront:...),
+and the reconciliation reports it as the proxy's own limit.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return writeFormats(cmd.OutOrStdout(), ingest.Formats())

@@ -95,6 +95,7 @@ waves.`,
 type inputFlags struct {
 	formats    []string
 	logFormat  string
+	captures   []string
 	layers     []string
 	fields     []string
 	classRules []string
@@ -105,7 +106,8 @@ type inputFlags struct {
 func (f *inputFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.formats, "input-format", nil, "input format NAME for every file, or FILE=NAME for one file (repeatable; see 'stampede formats'); default: detected")
-	fl.StringVar(&f.logFormat, "log-format", "", "log format definition, verbatim (nginx log_format, Apache LogFormat or Envoy format string), or a built-in name (nginx: combined, main, main_timing, retry, stampede, upstreaminfo; Apache: common, combined, vhost_combined, ssl_request_log; Envoy: default, istio, istio_mixer); default: detected")
+	fl.StringVar(&f.logFormat, "log-format", "", "log format definition, verbatim (nginx log_format, Apache LogFormat, Envoy format string or HAProxy log-format), or a built-in name (nginx: combined, main, main_timing, retry, stampede, upstreaminfo; Apache: common, combined, vhost_combined, ssl_request_log; Envoy: default, istio, istio_mixer; HAProxy: httplog, clf); default: detected")
+	fl.StringSliceVar(&f.captures, "haproxy-captures", nil, "HAProxy's captured headers in {…|…}, in the order of the capture lines, e.g. x-task-id,x-stainless-retry-count (res:NAME for a captured response header); default: not read")
 	fl.StringArrayVar(&f.layers, "layer", nil, "layer of JSON-lines records that do not name theirs: attempt or call for every file, or FILE=attempt|call for one (repeatable); default: attempt for an access log in JSON, else call")
 	fl.StringArrayVar(&f.fields, "field", nil, "JSON-lines field mapping FIELD=KEY, e.g. start=start_time (repeatable)")
 	fl.StringArrayVar(&f.classRules, "class", nil, "traffic class rule CLASS=FIELD:SUBSTRING, e.g. batch=route:/batch/ (repeatable; first match wins)")
@@ -122,6 +124,7 @@ func (f *inputFlags) config(args []string) stampede.Config {
 		Fields:     f.fields,
 		ClassRules: f.classRules,
 	}
+	cfg.HAProxyCaptures = f.captures
 	for _, spec := range f.formats {
 		if file, name, ok := strings.Cut(spec, "="); ok {
 			if cfg.FileFormats == nil {

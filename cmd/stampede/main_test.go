@@ -109,7 +109,7 @@ func TestCommands(t *testing.T) {
 			name: "formats lists every format",
 			args: []string{"formats"},
 			check: func(t *testing.T, stdout string) {
-				for _, want := range []string{"nginx\n", "apache\n", "envoy-json\n", "otlp-json (otlp)\n", "har\n", "botocore\n", "k6\n", "detected when:", "fills:"} {
+				for _, want := range []string{"nginx\n", "apache\n", "envoy-json\n", "otlp-json (otlp)\n", "har\n", "botocore\n", "k6\n", "haproxy\n", "cloudfront (aws-cloudfront)\n", "cloudflare (cloudflare-logpush)\n", "gcp-lb (gclb)\n", "kong\n", "detected when:", "fills:"} {
 					if !strings.Contains(stdout, want) {
 						t.Errorf("formats output lacks %q", want)
 					}
