@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -43,6 +44,8 @@ func TestAccumulatorsMergeAsOne(t *testing.T) {
 		one := accumulateIn(tl, func() *eventCounts { return newEventCounts(tl) }, 1)
 		w := one.window()
 		series := accumulateIn(tl, func() *seriesCounts { return newSeriesCounts(w) }, 1).finalize()
+		counted := one.observers(tl)
+		table, bound := clientsIn(tl, counted, 1)
 		if len(series.Rate) == 0 || one.bestRank(tl) < 0 {
 			t.Fatalf("%s: nothing accumulated", in.name)
 		}
@@ -54,6 +57,10 @@ func TestAccumulatorsMergeAsOne(t *testing.T) {
 			got := accumulateIn(tl, func() *seriesCounts { return newSeriesCounts(w) }, stretches).finalize()
 			if !reflect.DeepEqual(series, got) {
 				t.Errorf("%s, %d stretches: series differ", in.name, stretches)
+			}
+			gotTable, gotBound := clientsIn(tl, counted, stretches)
+			if !reflect.DeepEqual(table, gotTable) || bound != gotBound {
+				t.Errorf("%s, %d stretches: clients differ", in.name, stretches)
 			}
 		}
 	}
@@ -123,6 +130,64 @@ func TestEventCounts(t *testing.T) {
 			}
 			if got := c.bestRank(tl); got != tt.wantBestRank {
 				t.Errorf("best rank %d, want %d", got, tt.wantBestRank)
+			}
+		})
+	}
+}
+
+// clientsIn is the clients table accumulated over the given stretches.
+func clientsIn(tl *timeline.Timeline, counted []bool, stretches int) ([]Client, TableBound) {
+	order := accumulateIn(tl, func() *clientOrder { return newClientOrder(counted) }, stretches).order
+	return accumulateIn(tl, func() *clientCounts { return newClientCounts(counted, order) }, stretches).finalize(order)
+}
+
+// TestClientsMergePastTheBound: with more clients than are counted apart,
+// which ones are, and how many User-Agents the "other" row takes in, do
+// not depend on where the stretches split, even when a client a later
+// stretch counted apart turns out to be past the bound.
+func TestClientsMergePastTheBound(t *testing.T) {
+	src := []timeline.Source{{Path: "access.log", Observer: timeline.ObserverProxy}}
+	tests := []struct {
+		name    string
+		clients int // distinct products, each on two lines far apart
+	}{
+		{"under the bound", maxClientRows / 2},
+		{"at the bound", maxClientRows},
+		{"past it", 3 * maxClientRows},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tl := &timeline.Timeline{Sources: src}
+			for round := range 2 {
+				for i := range tt.clients {
+					// The second round names them backwards: a stretch
+					// over it alone sees the last clients first.
+					k := i
+					if round == 1 {
+						k = tt.clients - 1 - i
+					}
+					ua := timeline.Intern(fmt.Sprintf("probe-%d/1.0", k))
+					tl.Events = append(tl.Events, timeline.Event{Start: int64(len(tl.Events)) * 1e6, Layer: timeline.LayerHTTP,
+						Outcome: timeline.OutcomeThrottled, Client: ua, Status: 429})
+				}
+			}
+			counted := []bool{true}
+			want, wantBound := clientsIn(tl, counted, 1)
+			if n := tt.clients; n > maxClientRows && (wantBound.Uncounted != int64(n-maxClientRows)) {
+				t.Fatalf("one stretch: %d User-Agents in other, want %d", wantBound.Uncounted, n-maxClientRows)
+			}
+			var attempts int64
+			for _, c := range want {
+				attempts += c.Attempts
+			}
+			if attempts != int64(len(tl.Events)) {
+				t.Fatalf("the rows hold %d attempts, want %d", attempts, len(tl.Events))
+			}
+			for _, stretches := range []int{2, 3, 5, 16} {
+				got, gotBound := clientsIn(tl, counted, stretches)
+				if !reflect.DeepEqual(want, got) || wantBound != gotBound {
+					t.Errorf("%d stretches: %d rows %+v, want %d rows %+v", stretches, len(got), gotBound, len(want), wantBound)
+				}
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package analyze
 import (
 	"cmp"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -167,90 +168,233 @@ func policyFor(sdk, ver string) (sdkPolicy, bool) {
 // attempts that count (those of the best observer, see eventCounts.observers)
 // make a client, so that an SDK debug log beside the access log adds no
 // second copy of the same traffic; what the other logs say of a botocore
-// client's retry mode still names it. At most maxClientRows clients are
-// counted apart, and maxClientsShown rows returned.
+// client's retry mode still names it. The first maxClientRows clients the
+// counted attempts name, in time order, are counted apart, the rest in the
+// "other" row, and maxClientsShown rows are returned.
 func clients(tl *timeline.Timeline, counted []bool) ([]Client, TableBound) {
-	type key struct{ sdk, ver string }
-	byKey := map[key]*Client{}
-	// maxes counts the attempt limits the wire announced per client.
-	maxes := map[key]map[int32]int64{}
+	// Which clients are counted apart depends on the whole timeline's
+	// order, so one pass finds them and a second counts.
+	order := accumulate(tl, func() *clientOrder { return newClientOrder(counted) }).order
+	c := accumulate(tl, func() *clientCounts { return newClientCounts(counted, order) })
+	return c.finalize(order)
+}
+
+// clientKey is what tells clients apart: the SDK and its version, or, for
+// a User-Agent naming no SDK, "unknown" and its product.
+type clientKey struct{ sdk, ver string }
+
+// clientKeys caches the key of each User-Agent seen, up to maxKeyCache.
+type clientKeys map[timeline.Sym]clientKey
+
+const maxKeyCache = 1 << 16
+
+// of is the client a User-Agent names.
+func (c clientKeys) of(ua timeline.Sym) clientKey {
+	if k, ok := c[ua]; ok {
+		return k
+	}
+	sdk, ver := identifyClient(ua.String())
+	if sdk == "" {
+		// Not an SDK: told apart by its product (curl, Wget,
+		// python-requests), so one tool's label is not another's.
+		sdk, ver = "unknown", productOf(ua.String())
+	}
+	k := clientKey{sdk, ver}
+	if len(c) < maxKeyCache {
+		c[ua] = k
+	}
+	return k
+}
+
+// countedAttempt is whether e is an HTTP attempt from a source that counts
+// and names its client.
+func countedAttempt(e *timeline.Event, counted []bool) bool {
+	return e.Layer == timeline.LayerHTTP && e.Client != timeline.NoSym && (int(e.Source) >= len(counted) || counted[e.Source])
+}
+
+// clientOrder finds the first maxClientRows clients the counted attempts
+// name, in time order: a stretch's first ones, then the next stretch's new
+// ones, are the first ones of both.
+type clientOrder struct {
+	counted []bool
+	keys    clientKeys
+	order   []clientKey
+	seen    map[clientKey]bool
+}
+
+func newClientOrder(counted []bool) *clientOrder {
+	return &clientOrder{counted: counted, keys: clientKeys{}, seen: map[clientKey]bool{}}
+}
+
+func (c *clientOrder) add(tl *timeline.Timeline, lo, hi int) {
+	for i := lo; i < hi && len(c.order) < maxClientRows; i++ {
+		if e := &tl.Events[i]; countedAttempt(e, c.counted) {
+			c.see(c.keys.of(e.Client))
+		}
+	}
+}
+
+func (c *clientOrder) see(k clientKey) {
+	if !c.seen[k] && len(c.order) < maxClientRows {
+		c.seen[k] = true
+		c.order = append(c.order, k)
+	}
+}
+
+func (c *clientOrder) merge(later *clientOrder) {
+	for _, k := range later.order {
+		c.see(k)
+	}
+}
+
+// clientTally is one client's counts.
+type clientTally struct {
+	// userAgent is the first that named the client.
+	userAgent           string
+	attempts, throttled int64
+	// maxes counts the attempt limits the wire announced, the first
+	// maxAnnouncedLimits distinct ones in time order.
+	maxes []announcedLimit
+}
+
+type announcedLimit struct {
+	max   int32
+	count int64
+}
+
+const maxAnnouncedLimits = 16
+
+func (t *clientTally) addMax(m int32, n int64) {
+	for i := range t.maxes {
+		if t.maxes[i].max == m {
+			t.maxes[i].count += n
+			return
+		}
+	}
+	if len(t.maxes) < maxAnnouncedLimits {
+		t.maxes = append(t.maxes, announcedLimit{m, n})
+	}
+}
+
+func (t *clientTally) merge(later *clientTally) {
+	if t.userAgent == "" {
+		t.userAgent = later.userAgent
+	}
+	t.attempts += later.attempts
+	t.throttled += later.throttled
+	for _, m := range later.maxes {
+		t.addMax(m.max, m.count)
+	}
+}
+
+// clientCounts is the clients' share of the incident summary: the counts
+// of the clients counted apart (clientOrder's), and of the rest together.
+type clientCounts struct {
+	counted []bool
+	keys    clientKeys
+	index   map[clientKey]int
+	tally   []clientTally
+	other   clientTally
+	// otherAgents marks, a bit per Sym, the User-Agents counted in other.
+	otherAgents []uint64
 	// modes are the botocore retry modes the other logs name.
-	modes := map[string]bool{}
-	seen := map[timeline.Sym]key{}
-	// uncounted marks the User-Agents counted in the "other" row because
-	// their client came after the first maxClientRows: a bit per Sym,
-	// since a hostile log brings a new one on every line.
-	var uncounted []uint64
-	bound := TableBound{Rows: maxClientsShown, Counted: maxClientRows}
-	for i := range tl.Events {
+	modes map[string]bool
+}
+
+func newClientCounts(counted []bool, order []clientKey) *clientCounts {
+	c := &clientCounts{counted: counted, keys: clientKeys{}, index: make(map[clientKey]int, len(order)), tally: make([]clientTally, len(order)), modes: map[string]bool{}}
+	for i, k := range order {
+		c.index[k] = i
+	}
+	return c
+}
+
+func (c *clientCounts) add(tl *timeline.Timeline, lo, hi int) {
+	for i := lo; i < hi; i++ {
 		e := &tl.Events[i]
 		if e.Layer != timeline.LayerHTTP || e.Client == timeline.NoSym {
 			continue
 		}
-		k, ok := seen[e.Client]
-		if !ok {
-			sdk, ver := identifyClient(e.Client.String())
-			if sdk == "" {
-				// Not an SDK: told apart by its product (curl, Wget,
-				// python-requests), so one tool's label is not another's.
-				sdk, ver = "unknown", productOf(e.Client.String())
-			}
-			k = key{sdk, ver}
-			if _, known := byKey[k]; !known && len(byKey) >= maxClientRows {
-				// A log with a distinct User-Agent per line must not grow
-				// the table with it.
-				k = key{otherClients, ""}
-			}
-			if len(seen) < 1<<16 {
-				seen[e.Client] = k
-			}
-		}
-		if int(e.Source) < len(counted) && !counted[e.Source] {
+		k := c.keys.of(e.Client)
+		if !countedAttempt(e, c.counted) {
 			if mode, ok := strings.CutPrefix(k.sdk, "botocore "); ok {
-				modes[mode] = true
+				c.modes[mode] = true
 			}
 			continue
 		}
-		if k.sdk == otherClients {
-			if uncounted == nil {
-				uncounted = make([]uint64, (timeline.SymCount()+63)/64)
+		t := &c.other
+		if n, ok := c.index[k]; ok {
+			t = &c.tally[n]
+			if t.userAgent == "" {
+				t.userAgent = e.Client.String()
 			}
-			if w, b := int(e.Client)/64, uint(e.Client)%64; w < len(uncounted) && uncounted[w]&(1<<b) == 0 {
-				uncounted[w] |= 1 << b
-				bound.Uncounted++
-			}
+		} else {
+			// A log with a distinct User-Agent per line must not grow the
+			// table with it.
+			c.markOther(e.Client)
 		}
-		c := byKey[k]
-		if c == nil {
-			c = &Client{UserAgent: e.Client.String(), SDK: k.sdk, Version: k.ver}
-			switch k.sdk {
-			case otherClients:
-				c.UserAgent = ""
-			case "unknown":
-				c.Version = "" // the key's product, not a version
-			}
-			byKey[k] = c
-			maxes[k] = map[int32]int64{}
-		}
-		c.Attempts++
+		t.attempts++
 		if e.Outcome == timeline.OutcomeThrottled {
-			c.Throttled++
+			t.throttled++
 		}
-		if e.MaxAttempts > 0 && len(maxes[k]) < 16 {
-			maxes[k][e.MaxAttempts]++
+		if e.MaxAttempts > 0 {
+			t.addMax(e.MaxAttempts, 1)
 		}
 	}
-	out := make([]Client, 0, len(byKey))
-	for k, c := range byKey {
+}
+
+func (c *clientCounts) markOther(ua timeline.Sym) {
+	if c.otherAgents == nil {
+		c.otherAgents = make([]uint64, (timeline.SymCount()+63)/64)
+	}
+	if w := int(ua) / 64; w < len(c.otherAgents) {
+		c.otherAgents[w] |= 1 << (uint(ua) % 64)
+	}
+}
+
+func (c *clientCounts) merge(later *clientCounts) {
+	for i := range c.tally {
+		c.tally[i].merge(&later.tally[i])
+	}
+	c.other.merge(&later.other)
+	if len(later.otherAgents) > len(c.otherAgents) {
+		c.otherAgents = append(c.otherAgents, make([]uint64, len(later.otherAgents)-len(c.otherAgents))...)
+	}
+	for w, bits := range later.otherAgents {
+		c.otherAgents[w] |= bits
+	}
+	for m := range later.modes {
+		c.modes[m] = true
+	}
+}
+
+// finalize is the clients table, its rows in order.
+func (c *clientCounts) finalize(order []clientKey) ([]Client, TableBound) {
+	bound := TableBound{Rows: maxClientsShown, Counted: maxClientRows}
+	for _, w := range c.otherAgents {
+		bound.Uncounted += int64(bits.OnesCount64(w))
+	}
+	out := make([]Client, 0, len(order)+1)
+	for i, k := range order {
+		t := &c.tally[i]
+		cl := Client{UserAgent: t.userAgent, SDK: k.sdk, Version: k.ver, Attempts: t.attempts, Throttled: t.throttled}
+		if k.sdk == "unknown" {
+			cl.Version = "" // the key's product, not a version
+		}
 		var modeFrom string
-		if c.SDK == "botocore" {
-			c.SDK, modeFrom = botocoreMode(modes, maxes[k])
+		if cl.SDK == "botocore" {
+			cl.SDK, modeFrom = botocoreMode(c.modes, t.maxes)
 		}
-		describeClient(c)
+		describeClient(&cl)
 		if modeFrom != "" {
-			c.Policy += " (retry mode " + modeFrom + ")"
+			cl.Policy += " (retry mode " + modeFrom + ")"
 		}
-		out = append(out, *c)
+		out = append(out, cl)
+	}
+	if c.other.attempts > 0 {
+		cl := Client{SDK: otherClients, Attempts: c.other.attempts, Throttled: c.other.throttled}
+		describeClient(&cl)
+		out = append(out, cl)
 	}
 	slices.SortFunc(out, func(a, b Client) int {
 		// The row for the rest goes last, whatever its count; equal counts
@@ -329,19 +473,19 @@ func productOf(ua string) string {
 // else the one whose default attempt limit the wire announced
 // (amz-sdk-request max=3 is standard or adaptive, max=5 legacy). It
 // returns the SDK name and where the mode came from, or "botocore" and "".
-func botocoreMode(modes map[string]bool, maxes map[int32]int64) (sdk, from string) {
+func botocoreMode(modes map[string]bool, maxes []announcedLimit) (sdk, from string) {
 	if len(modes) == 1 {
 		for m := range modes {
 			return "botocore " + m, "named by the SDK log's retry logger"
 		}
 	}
-	var most int32
-	for m, n := range maxes {
-		if n > maxes[most] || n == maxes[most] && m < most {
+	var most announcedLimit
+	for _, m := range maxes {
+		if m.count > most.count || m.count == most.count && m.max < most.max {
 			most = m
 		}
 	}
-	switch most {
+	switch most.max {
 	case 3:
 		return "botocore standard", "inferred from max=3 in amz-sdk-request, the default of standard and adaptive mode"
 	case 5:
