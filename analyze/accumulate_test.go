@@ -192,3 +192,49 @@ func TestClientsMergePastTheBound(t *testing.T) {
 		})
 	}
 }
+
+// TestJoinShardsAsOne: grouping the attempts in shards by key, and
+// numbering the groups in the order they opened, gives the groups, the
+// links between attempts and the call id index that one pass gives.
+func TestJoinShardsAsOne(t *testing.T) {
+	inputs := []struct {
+		name  string
+		paths []string
+	}{
+		{"bundled incident, attempt numbers per task", []string{"../testdata/seed-incident/access.log", "../testdata/seed-incident/calls.jsonl"}},
+		{"botocore, call ids on the wire", []string{"../testdata/recorded/boto-standard-fixed10/access.log.gz"}},
+		{"botocore legacy, whole-second stamps", []string{"../testdata/recorded/boto-legacy-fixed10/access.log.gz"}},
+		{"two runners", []string{"../testdata/recorded/openai-two-runners/access.log.gz"}},
+	}
+	var byCallID, byTask int64
+	for _, in := range inputs {
+		tl := readTimeline(t, in.paths...)
+		build := func(shards int) *joins {
+			j := buildJoins(tl)
+			// Built again over the shards asked for.
+			j.groups, j.joinedByCallID, j.joinedByTaskAttempt = nil, 0, 0
+			for i := range j.groupOf {
+				j.groupOf[i], j.nextAttempt[i] = -1, -1
+			}
+			j.joinAttemptsIn(shards)
+			return j
+		}
+		one := build(1)
+		if len(one.groups) == 0 {
+			t.Fatalf("%s: no groups", in.name)
+		}
+		byCallID += one.joinedByCallID
+		byTask += one.joinedByTaskAttempt
+		for _, shards := range []int{2, 3, 7} {
+			got := build(shards)
+			if !reflect.DeepEqual(one.groups, got.groups) || !reflect.DeepEqual(one.groupOf, got.groupOf) ||
+				!reflect.DeepEqual(one.nextAttempt, got.nextAttempt) || !reflect.DeepEqual(one.groupByCallID, got.groupByCallID) ||
+				one.joinedByCallID != got.joinedByCallID || one.joinedByTaskAttempt != got.joinedByTaskAttempt {
+				t.Errorf("%s, %d shards: not the one pass's groups", in.name, shards)
+			}
+		}
+	}
+	if byCallID == 0 || byTask == 0 {
+		t.Errorf("the inputs joined %d attempts by call id and %d by task: both ways need covering", byCallID, byTask)
+	}
+}
