@@ -26,7 +26,7 @@ func TestSortParallel(t *testing.T) {
 		{"random", func(int) int64 { return rng.Int64N(1000) }},
 	}
 	for _, tt := range tests {
-		for _, n := range []int{0, 1, minParallelSort - 1, 3 * minParallelSort} {
+		for _, n := range []int{0, 1, minParallelSort - 1, 2*minParallelSort + 7} {
 			for _, workers := range []int{1, 2, 3, 8} {
 				keys := make([]shortKey, n)
 				for i := range keys {
