@@ -183,26 +183,44 @@ func clients(tl *timeline.Timeline, counted []bool) ([]Client, TableBound) {
 // a User-Agent naming no SDK, "unknown" and its product.
 type clientKey struct{ sdk, ver string }
 
-// clientKeys caches the key of each User-Agent seen, up to maxKeyCache.
-type clientKeys map[timeline.Sym]clientKey
+// clientKeys caches the key of each User-Agent seen, up to maxKeyCache,
+// with the most recent in a small direct-mapped table before the map: a
+// log names few clients, on every line.
+type clientKeys struct {
+	m      map[timeline.Sym]clientKey
+	recent [256]recentKey
+}
+
+type recentKey struct {
+	sym timeline.Sym
+	key clientKey
+	ok  bool
+}
 
 const maxKeyCache = 1 << 16
 
+func newClientKeys() *clientKeys { return &clientKeys{m: map[timeline.Sym]clientKey{}} }
+
 // of is the client a User-Agent names.
-func (c clientKeys) of(ua timeline.Sym) clientKey {
-	if k, ok := c[ua]; ok {
-		return k
+func (c *clientKeys) of(ua timeline.Sym) clientKey {
+	r := &c.recent[uint(ua)%uint(len(c.recent))]
+	if r.ok && r.sym == ua {
+		return r.key
 	}
-	sdk, ver := identifyClient(ua.String())
-	if sdk == "" {
-		// Not an SDK: told apart by its product (curl, Wget,
-		// python-requests), so one tool's label is not another's.
-		sdk, ver = "unknown", productOf(ua.String())
+	k, ok := c.m[ua]
+	if !ok {
+		sdk, ver := identifyClient(ua.String())
+		if sdk == "" {
+			// Not an SDK: told apart by its product (curl, Wget,
+			// python-requests), so one tool's label is not another's.
+			sdk, ver = "unknown", productOf(ua.String())
+		}
+		k = clientKey{sdk, ver}
+		if len(c.m) < maxKeyCache {
+			c.m[ua] = k
+		}
 	}
-	k := clientKey{sdk, ver}
-	if len(c) < maxKeyCache {
-		c[ua] = k
-	}
+	*r = recentKey{ua, k, true}
 	return k
 }
 
@@ -217,19 +235,23 @@ func countedAttempt(e *timeline.Event, counted []bool) bool {
 // ones, are the first ones of both.
 type clientOrder struct {
 	counted []bool
-	keys    clientKeys
+	keys    *clientKeys
 	order   []clientKey
 	seen    map[clientKey]bool
+	// last is the User-Agent of the last attempt seen: most lines repeat
+	// the one before.
+	last timeline.Sym
 }
 
 func newClientOrder(counted []bool) *clientOrder {
-	return &clientOrder{counted: counted, keys: clientKeys{}, seen: map[clientKey]bool{}}
+	return &clientOrder{counted: counted, keys: newClientKeys(), seen: map[clientKey]bool{}, last: timeline.NoSym}
 }
 
 func (c *clientOrder) add(tl *timeline.Timeline, lo, hi int) {
 	for i := lo; i < hi && len(c.order) < maxClientRows; i++ {
-		if e := &tl.Events[i]; countedAttempt(e, c.counted) {
+		if e := &tl.Events[i]; e.Client != c.last && countedAttempt(e, c.counted) {
 			c.see(c.keys.of(e.Client))
+			c.last = e.Client
 		}
 	}
 }
@@ -291,7 +313,7 @@ func (t *clientTally) merge(later *clientTally) {
 // of the clients counted apart (clientOrder's), and of the rest together.
 type clientCounts struct {
 	counted []bool
-	keys    clientKeys
+	keys    *clientKeys
 	index   map[clientKey]int
 	tally   []clientTally
 	other   clientTally
@@ -302,7 +324,7 @@ type clientCounts struct {
 }
 
 func newClientCounts(counted []bool, order []clientKey) *clientCounts {
-	c := &clientCounts{counted: counted, keys: clientKeys{}, index: make(map[clientKey]int, len(order)), tally: make([]clientTally, len(order)), modes: map[string]bool{}}
+	c := &clientCounts{counted: counted, keys: newClientKeys(), index: make(map[clientKey]int, len(order)), tally: make([]clientTally, len(order)), modes: map[string]bool{}}
 	for i, k := range order {
 		c.index[k] = i
 	}
