@@ -92,13 +92,13 @@ slow() { [ "$peer_ok" = 1 ] && have "$1"; }
 commands() {
 	local f=$1 q
 	q=$(printf %q "$f")
-	printf 'stampede analyze\t%s analyze %s --format json -o /dev/null\n' "$stampede" "$q"
+	printf 'stampede analyze\t%s analyze %s --format json >/dev/null\n' "$stampede" "$q"
 	if [ -n "$budget" ]; then
-		printf 'stampede analyze %s\t%s analyze %s --format json -o /dev/null --max-memory %s\n' "$budget" "$stampede" "$q" "$budget"
+		printf 'stampede analyze %s\t%s analyze %s --format json --max-memory %s >/dev/null\n' "$budget" "$stampede" "$q" "$budget"
 	fi
 	printf 'stampede ingest\t%s ingest %s -o %s\n' "$stampede" "$q" "$dir/out.parquet"
 	if [ -n "$baseline" ]; then
-		printf 'baseline analyze\t%s analyze %s --format json -o /dev/null\n' "$baseline" "$q"
+		printf 'baseline analyze\t%s analyze %s --format json >/dev/null\n' "$baseline" "$q"
 	fi
 	case $f in
 	*.jsonl)
