@@ -125,74 +125,27 @@ func buildJoinsWith(tl *timeline.Timeline, counts *eventCounts) *joins {
 	n := len(tl.Events)
 	j := &joins{tl: tl, counts: counts, groupOf: spill.Make[int32](n, n), nextAttempt: spill.Make[int32](n, n)}
 	j.counted = counts.observers(tl)
-	j.http, j.callEvents = accumulate(tl, func() *layerIndex { return &layerIndex{j: j} }).lists()
-	j.joinAttempts()
-	j.buildCalls()
-	j.warnJoinCoverage()
-	j.buildQueue()
-	return j
-}
-
-// layerIndex lists, for stretches of events, the attempts that count and
-// the call events, and marks the events unjoined. Each stretch's lists
-// live in the spill when it is on, as the whole lists do.
-type layerIndex struct {
-	j           *joins
-	http, calls [][]int32
-}
-
-func (x *layerIndex) add(tl *timeline.Timeline, lo, hi int) {
-	j := x.j
 	// Room for every event: capacity that is never written costs no memory
 	// on the machine, while growing by doubling copies the slice each time.
-	http, calls := spill.Make[int32](0, hi-lo), []int32(nil)
-	for i := lo; i < hi; i++ {
+	j.http = spill.Make[int32](0, n)
+	for i := range tl.Events {
 		e := &tl.Events[i]
 		j.groupOf[i] = -1
 		j.nextAttempt[i] = -1
 		switch e.Layer {
 		case timeline.LayerHTTP:
 			if j.counted[e.Source] {
-				http = append(http, int32(i))
+				j.http = append(j.http, int32(i))
 			}
 		case timeline.LayerCall:
-			calls = append(calls, int32(i))
+			j.callEvents = append(j.callEvents, int32(i))
 		}
 	}
-	x.http, x.calls = append(x.http, http), append(x.calls, calls)
-}
-
-func (x *layerIndex) merge(later *layerIndex) {
-	x.http = append(x.http, later.http...)
-	x.calls = append(x.calls, later.calls...)
-}
-
-// lists joins the stretches' lists in order.
-func (x *layerIndex) lists() (http, calls []int32) {
-	join := func(parts [][]int32, inSpill bool) []int32 {
-		if len(parts) == 1 {
-			return parts[0]
-		}
-		n := 0
-		for _, p := range parts {
-			n += len(p)
-		}
-		if n == 0 && !inSpill {
-			return nil
-		}
-		out := make([]int32, 0, n)
-		if inSpill {
-			out = spill.Make[int32](0, n)
-		}
-		for _, p := range parts {
-			out = append(out, p...)
-			if inSpill {
-				spill.Free(p)
-			}
-		}
-		return out
-	}
-	return join(x.http, true), join(x.calls, false)
+	j.joinAttempts()
+	j.buildCalls()
+	j.warnJoinCoverage()
+	j.buildQueue()
+	return j
 }
 
 // joinAttempts groups HTTP attempts into calls: by call id when the wire has
@@ -269,6 +222,10 @@ type attemptShard struct {
 // groupShard groups the attempts whose key falls to shard s of n; byID
 // and current are shared, each key's slot written by its own shard only.
 func (j *joins) groupShard(sh *attemptShard, s, n int, byID, current symIndex) {
+	// Any shard may hold every group (one key); capacity never written
+	// costs no memory.
+	sh.groups = spill.Make[attemptGroup](0, len(j.http))
+	sh.openedBy = spill.Make[int32](0, len(j.http))
 	newGroup := func(i int32, e *timeline.Event) int {
 		sh.groups = append(sh.groups, attemptGroup{task: e.TaskID, class: e.Class, callEvent: -1})
 		sh.openedBy = append(sh.openedBy, i)
@@ -307,8 +264,15 @@ func (j *joins) groupShard(sh *attemptShard, s, n int, byID, current symIndex) {
 // attempts opened them, renumbering groupOf and the call ids' index.
 func (j *joins) numberGroups(shards []attemptShard, byID symIndex) []attemptGroup {
 	if len(shards) == 1 {
+		spill.Free(shards[0].openedBy)
 		return shards[0].groups
 	}
+	defer func() {
+		for s := range shards {
+			spill.Free(shards[s].groups)
+			spill.Free(shards[s].openedBy)
+		}
+	}()
 	total := 0
 	for s := range shards {
 		total += len(shards[s].groups)
