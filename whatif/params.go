@@ -163,6 +163,16 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 	} else {
 		src("retry-after", "assumed")
 	}
+	// An access log without $sent_http_retry_after does not show the
+	// header, but an SDK that sleeps it shows it as its retry delay.
+	honours := sleepsRetryAfter(res)
+	if ra == nil && sdkDelay != nil && honours {
+		if v := math.Round(delayFloor(sdkDelay)); v >= 1 {
+			sc.SDK.RetryAfterS = int(v)
+			src("retry-after", "measured")
+			p.Notes = append(p.Notes, fmt.Sprintf("the logs do not carry retry-after; %s sleeps it, so it is read from the SDK's retry delays: %d s", batchSDK(res), sc.SDK.RetryAfterS))
+		}
+	}
 	sc.SDK.RetryAfterMode = simulate.RetryAfterExact
 	src("retry-after handling", "measured")
 	switch {
@@ -171,7 +181,9 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 			sc.SDK.RetryAfterMode = simulate.RetryAfterIgnore
 		}
 		src("retry-after handling", "assumed")
-	case sdkDelay.Fixed && math.Abs(sdkDelay.P50-float64(sc.SDK.RetryAfterS)) < 0.5:
+	case (sdkDelay.Fixed || sdkDelay.WholeSeconds && honours) && math.Abs(delayFloor(sdkDelay)-float64(sc.SDK.RetryAfterS)) < 0.5:
+		// Whole-second stamps cannot show a fixed delay as fixed; the
+		// SDK's own code says it is.
 	case sdkDelay.Mean >= 0.95*float64(sc.SDK.RetryAfterS) && sc.SDK.RetryAfterS > 0:
 		sc.SDK.RetryAfterMode = simulate.RetryAfterJitter
 	default:
@@ -363,6 +375,29 @@ func delay(res *analyze.Result, kind string) *analyze.DelayStats {
 		}
 	}
 	return nil
+}
+
+// sleepsRetryAfter says whether the batch SDK sleeps the server's
+// retry-after: exactly (openai, anthropic), or as the floor of a backoff
+// that stays below it for the first retries (AWS SDK for JavaScript v3).
+func sleepsRetryAfter(res *analyze.Result) bool {
+	sdk := batchSDK(res)
+	for _, c := range res.Clients {
+		if c.SDK == sdk && c.Synchronising {
+			return true
+		}
+	}
+	return sdk == "aws-sdk-js-v3"
+}
+
+// delayFloor is the delay a client ran, late now and then but never
+// early: the median, or between whole-second stamps, which round gaps
+// up as often as down, the lower tenth.
+func delayFloor(d *analyze.DelayStats) float64 {
+	if d.WholeSeconds {
+		return d.P10
+	}
+	return d.P50
 }
 
 func synchronising(res *analyze.Result) bool {
