@@ -66,7 +66,7 @@ func FromScenario(sc simulate.Scenario) Params {
 
 // The parameter names, in the order reports list them.
 var paramNames = []string{
-	"tasks", "task tokens", "interactive tokens", "tokens per minute", "bucket tokens",
+	"tasks", "task tokens", "interactive tokens", "tokens per minute", "bucket tokens", "reject charge", "debt tokens",
 	"interactive rate", "retry-after", "retry-after handling", "sdk attempts per call",
 	"calls per queue attempt", "requeue delay", "requeue jitter", "queue attempt cap",
 	"return after failure", "batch submit",
@@ -88,6 +88,8 @@ func (p Params) Parameters() []analyze.WhatIfParameter {
 		"interactive tokens":      {sc.Interactive.Cost, thousands(sc.Interactive.Cost)},
 		"tokens per minute":       {sc.Bucket.RefillPerS * 60, thousands(sc.Bucket.RefillPerS * 60)},
 		"bucket tokens":           {sc.Bucket.Capacity, thousands(sc.Bucket.Capacity)},
+		"reject charge":           {sc.Bucket.RejectFraction, fmt.Sprintf("%.0f%%", 100*sc.Bucket.RejectFraction)},
+		"debt tokens":             {sc.Bucket.DebtFloor, thousands(sc.Bucket.DebtFloor)},
 		"interactive rate":        {sc.Interactive.RatePerS, fmt.Sprintf("%.2f/s", sc.Interactive.RatePerS)},
 		"retry-after":             {float64(sc.SDK.RetryAfterS), fmt.Sprintf("%d s", sc.SDK.RetryAfterS)},
 		"retry-after handling":    {0, sc.SDK.RetryAfterMode},
@@ -349,6 +351,22 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 	p.NonRetryable, p.NonRetryableBound = RetriedNonRetryable(tl)
 	if err := sc.Validate(); err != nil {
 		return Params{}, fmt.Errorf("what-if: measured parameters do not make a scenario: %w", err)
+	}
+	src("reject charge", "given")
+	src("debt tokens", "given")
+	// A refill measured from the admissions already holds what the
+	// limiter's charges took; a given quota does not.
+	if given.RejectCharge == 0 && given.DebtTokens == 0 {
+		src("reject charge", "assumed")
+		src("debt tokens", "assumed")
+	}
+	if given.RejectCharge == 0 && given.DebtTokens == 0 && p.Sources["tokens per minute"] == "given" {
+		sc.Bucket.RejectFraction, sc.Bucket.DebtFloor = fitLimiter(sc, measureLoad(tl), p.TraceDurationS)
+		p.Scenario = sc
+		src("reject charge", "measured")
+		src("debt tokens", "measured")
+		p.Notes = append(p.Notes, fmt.Sprintf("the logs show the limiter by its effect only; replays of the incident fit it best as %s (give --reject-charge and --debt-tokens when known)",
+			describeLimiter(sc.Bucket.RejectFraction, sc.Bucket.DebtFloor)))
 	}
 	return p, nil
 }
