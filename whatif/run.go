@@ -36,8 +36,11 @@ type Metrics struct {
 	TasksDone, TasksGivenUp        int64
 	MaxAttemptsPerTask             int64
 	RetryWindowS                   float64
-	RequestsInWindow               int64
-	MaxInFlight                    int64
+	// RequeueWindowS is the central 90% width of the first attempts of
+	// the second queue attempts: the first wave the job runner requeued.
+	RequeueWindowS   float64
+	RequestsInWindow int64
+	MaxInFlight      int64
 	// InteractiveCalls and InteractiveOK count interactive SDK calls and
 	// those that succeeded.
 	InteractiveCalls, InteractiveOK int64
@@ -83,7 +86,7 @@ func Replay(sc simulate.Scenario, window float64) (Metrics, error) {
 	}
 	m := Metrics{Output: out, Requests: int64(len(out.Attempts))}
 	perSec := map[int64][2]int64{}
-	var firstRetries []float64
+	var firstRetries, requeued []float64
 	for i := range out.Attempts {
 		a := &out.Attempts[i]
 		sec := int64(a.Arrived / time.Second)
@@ -102,6 +105,9 @@ func Replay(sc simulate.Scenario, window float64) (Metrics, error) {
 			if a.QueueAttempt == 1 && a.Retry == 1 {
 				firstRetries = append(firstRetries, a.Arrived.Seconds())
 			}
+			if a.QueueAttempt == 2 && a.Retry == 0 {
+				requeued = append(requeued, a.Arrived.Seconds())
+			}
 		case simulate.Interactive:
 			m.InteractiveAttempts++
 			if a.Status == 429 {
@@ -115,6 +121,9 @@ func Replay(sc simulate.Scenario, window float64) (Metrics, error) {
 	}
 	if len(firstRetries) > 1 {
 		m.RetryWindowS = quantile(firstRetries, 0.95) - quantile(firstRetries, 0.05)
+	}
+	if len(requeued) > 1 {
+		m.RequeueWindowS = quantile(requeued, 0.95) - quantile(requeued, 0.05)
 	}
 	var lat []float64
 	for i := range out.Calls {
@@ -355,12 +364,13 @@ func recommend(p Params, rows []row, c Capacity) (recs, notes []string, err erro
 		notes = append(notes, fmt.Sprintf("a concurrency limit of %d did not lower the peak batch rate (%s vs %s requests/s)", limit, thousands(peakLimited), thousands(peakNow)))
 	}
 
-	// Jitter: the width of the retry window against the bucket's refill.
+	// Jitter: the width of the requeued wave against the bucket's refill.
+	// The SDK's sleep is the SDK's code, so the job runner's delay is the
+	// one to jitter.
 	capTasks, spare := bucketTasks(sc)
-	ra := sc.SDK.RetryAfterS
-	wNow := med(measured, func(m Metrics) float64 { return m.RetryWindowS })
-	wJit := med(jitter, func(m Metrics) float64 { return m.RetryWindowS })
-	if sc.SDK.RetryAfterMode == simulate.RetryAfterExact && ra > 0 && wJit > wNow {
+	wNow := med(measured, func(m Metrics) float64 { return m.RequeueWindowS })
+	wJit := med(jitter, func(m Metrics) float64 { return m.RequeueWindowS })
+	if sc.Runner.RequeueJitter == simulate.JitterNone && sc.Runner.RequeueDelayS > 0 && wJit > wNow {
 		refill := math.Inf(1)
 		if spare > 0 {
 			refill = capTasks / spare
@@ -369,8 +379,8 @@ func recommend(p Params, rows []row, c Capacity) (recs, notes []string, err erro
 		if wJit < refill {
 			versus = "still short of"
 		}
-		recs = append(recs, fmt.Sprintf("add full jitter over [retry-after, 2× retry-after] = [%d s, %d s]: the first retries' arrival window widens from %.1f s to %.1f s, %s the %.1f s the bucket needs to refill from empty",
-			ra, 2*ra, wNow, wJit, versus, refill))
+		recs = append(recs, fmt.Sprintf("add full jitter to the requeue delay, U(0, %g s): the first requeued wave arrives over %.1f s instead of %.1f s, %s the %.1f s the bucket needs to refill from empty",
+			sc.Runner.RequeueDelayS, wJit, wNow, versus, refill))
 	}
 
 	// Attempt cap: a finite integral for the retry traffic.
