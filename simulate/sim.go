@@ -568,10 +568,12 @@ func (s *simulation) spendBudget(c *callState, throttled bool) bool {
 		s.budgets[p] = tokens
 	}
 	if b.RetryCost > 0 {
-		// The AWS retry quota: retries pay up front, successes repay.
+		// The AWS retry quota: retries pay up front, and a success repays
+		// what its last retry paid (botocore's retries/standard.py and the
+		// JavaScript v3 StandardRetryStrategy keep only that), or a token.
 		switch {
 		case !throttled && c.spent > 0:
-			*tokens = min(b.MaxTokens, *tokens+c.spent)
+			*tokens = min(b.MaxTokens, *tokens+b.RetryCost)
 		case !throttled:
 			*tokens = min(b.MaxTokens, *tokens+b.TokenRatio)
 		case *tokens >= b.RetryCost:
