@@ -361,7 +361,14 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 		src("debt tokens", "assumed")
 	}
 	if given.RejectCharge == 0 && given.DebtTokens == 0 && p.Sources["tokens per minute"] == "given" {
-		sc.Bucket.RejectFraction, sc.Bucket.DebtFloor = fitLimiter(sc, measureLoad(tl), p.TraceDurationS)
+		// Bursts are a wave's attempts: retries come within a few
+		// seconds, the next wave after the requeue delay.
+		gap := math.Max(2*float64(sc.SDK.RetryAfterS), 2)
+		if sc.Runner.RequeueJitter == simulate.JitterNone {
+			gap = math.Max(gap, sc.Runner.RequeueDelayS/2)
+		}
+		resolution := res.Waves.BucketResolution
+		sc.Bucket.RejectFraction, sc.Bucket.DebtFloor = fitLimiter(sc, measureLoad(tl, start, gap, resolution), p.TraceDurationS, gap, resolution)
 		p.Scenario = sc
 		src("reject charge", "measured")
 		src("debt tokens", "measured")
