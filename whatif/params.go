@@ -596,7 +596,9 @@ func measureBucket(batch []*timeline.Event, res *analyze.Result, retryAfter floa
 		}
 	}
 	if len(caps) > 0 && len(rates) > 0 {
-		return quantile(caps, 0.5), quantile(rates, 0.5)
+		// The most a wave found: a later wave may arrive before the
+		// bucket has refilled (a limiter still paying a debt back).
+		return slices.Max(caps), quantile(rates, 0.5)
 	}
 	// No usable waves: the admitted rate from the first throttle to the last.
 	firstT, lastT, throttled := throttledSpan(batch)
