@@ -190,9 +190,7 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 		sc.SDK.RetryAfterMode = simulate.RetryAfterJitter
 	default:
 		sc.SDK.RetryAfterMode = simulate.RetryAfterIgnore
-		// Full jitter over [0, min(cap, base·2^n)] has mean half the top.
-		sc.SDK.BackoffBaseS = math.Max(0.05, 2*sdkDelay.Mean)
-		sc.SDK.BackoffCapS = math.Max(sc.SDK.BackoffBaseS, 2*sdkDelay.Max)
+		sc.SDK.BackoffCapS = 2 * sdkDelay.Max
 	}
 
 	// Attempts per layer.
@@ -223,6 +221,19 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 	}
 	if p.Sources["sdk attempts per call"] == "" {
 		src("sdk attempts per call", "assumed")
+	}
+	if sc.SDK.RetryAfterMode == simulate.RetryAfterIgnore && sdkDelay != nil {
+		// Full jitter over [0, base·2^n] has mean base·2^n/2, and the
+		// delays measured mix the retries n = 0 … attempts−2, whose
+		// ceilings double: base is twice the mean over their mean 2^n.
+		k := float64(max(1, sc.SDK.MaxAttempts-1))
+		sc.SDK.BackoffBaseS = math.Max(0.05, 2*sdkDelay.Mean*k/(math.Exp2(k)-1))
+		if base, ok := knownBackoffBase[batchSDK(res)]; ok {
+			// Gaps between whole-second stamps blur a sub-second
+			// backoff; the SDK's own code knows it.
+			sc.SDK.BackoffBaseS = base
+		}
+		sc.SDK.BackoffCapS = math.Max(sc.SDK.BackoffBaseS, sc.SDK.BackoffCapS)
 	}
 	if p.Sources["queue attempt cap"] == "" {
 		src("queue attempt cap", "assumed")
@@ -377,6 +388,11 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 	}
 	return p, nil
 }
+
+// knownBackoffBase is the base, in seconds, of the full-jitter backoff
+// U(0, base·2^n) of SDKs that ignore retry-after: botocore's
+// retries/standard.py (and legacy mode's rand·2^(attempt−1)).
+var knownBackoffBase = map[string]float64{"botocore standard": 1, "botocore adaptive": 1, "botocore legacy": 1}
 
 // awsRetryQuota are the SDKs whose standard retry mode shares one retry
 // quota across the client.
