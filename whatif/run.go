@@ -311,6 +311,13 @@ func Run(p Params, opt Options) (*analyze.WhatIf, error) {
 	}
 	wi.Notes = append(wi.Notes, notes...)
 	wi.Notes = append(wi.Notes, fmt.Sprintf("every row simulates %s s with the same interactive traffic throughout, so billed inferences and interactive figures compare across rows; the spread is the median and range over %d seeds", thousands(horizon), opt.Seeds))
+	tr, err := LoadTrackRecord()
+	if err != nil {
+		return nil, err
+	}
+	if tr.ReRuns > 0 {
+		wi.Notes = append(wi.Notes, tr.String())
+	}
 	return wi, nil
 }
 
