@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/stampede/stampede/analyze"
 	"github.com/stampede/stampede/simulate"
 	"github.com/stampede/stampede/timeline"
 )
@@ -89,6 +90,34 @@ func closedAfterBursts(ans []answer, gapS, resolutionS float64) float64 {
 		}
 	}
 	return quantile(closed, 0.5)
+}
+
+// measureLimiter sets how the limiter charges rejections: as given; else,
+// when the quota is given, fitted to the trace; else a plain bucket,
+// assumed. A refill measured from the admissions already holds what the
+// charges took, so there is nothing to fit then.
+func measureLimiter(p *Params, tl *timeline.Timeline, res *analyze.Result, given Given, start int64) {
+	sc := &p.Scenario
+	sc.Bucket.RejectFraction, sc.Bucket.DebtFloor = given.RejectCharge, given.DebtTokens
+	p.Sources["reject charge"], p.Sources["debt tokens"] = "given", "given"
+	if given.RejectCharge != 0 || given.DebtTokens != 0 {
+		return
+	}
+	p.Sources["reject charge"], p.Sources["debt tokens"] = "assumed", "assumed"
+	if p.Sources["tokens per minute"] != "given" {
+		return
+	}
+	// Bursts are a wave's attempts: retries come within a few seconds,
+	// the next wave after the requeue delay.
+	gap := math.Max(2*float64(sc.SDK.RetryAfterS), 2)
+	if sc.Runner.RequeueJitter == simulate.JitterNone {
+		gap = math.Max(gap, sc.Runner.RequeueDelayS/2)
+	}
+	resolution := res.Waves.BucketResolution
+	sc.Bucket.RejectFraction, sc.Bucket.DebtFloor = fitLimiter(*sc, measureLoad(tl, start, gap, resolution), p.TraceDurationS, gap, resolution)
+	p.Sources["reject charge"], p.Sources["debt tokens"] = "measured", "measured"
+	p.Notes = append(p.Notes, fmt.Sprintf("the logs show the limiter by its effect only; replays of the incident fit it best as %s (give --reject-charge and --debt-tokens when known)",
+		describeLimiter(sc.Bucket.RejectFraction, sc.Bucket.DebtFloor)))
 }
 
 // rejectCharges are the shares of a request's cost a rejection may cost.

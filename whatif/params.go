@@ -363,29 +363,7 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 	if err := sc.Validate(); err != nil {
 		return Params{}, fmt.Errorf("what-if: measured parameters do not make a scenario: %w", err)
 	}
-	src("reject charge", "given")
-	src("debt tokens", "given")
-	// A refill measured from the admissions already holds what the
-	// limiter's charges took; a given quota does not.
-	if given.RejectCharge == 0 && given.DebtTokens == 0 {
-		src("reject charge", "assumed")
-		src("debt tokens", "assumed")
-	}
-	if given.RejectCharge == 0 && given.DebtTokens == 0 && p.Sources["tokens per minute"] == "given" {
-		// Bursts are a wave's attempts: retries come within a few
-		// seconds, the next wave after the requeue delay.
-		gap := math.Max(2*float64(sc.SDK.RetryAfterS), 2)
-		if sc.Runner.RequeueJitter == simulate.JitterNone {
-			gap = math.Max(gap, sc.Runner.RequeueDelayS/2)
-		}
-		resolution := res.Waves.BucketResolution
-		sc.Bucket.RejectFraction, sc.Bucket.DebtFloor = fitLimiter(sc, measureLoad(tl, start, gap, resolution), p.TraceDurationS, gap, resolution)
-		p.Scenario = sc
-		src("reject charge", "measured")
-		src("debt tokens", "measured")
-		p.Notes = append(p.Notes, fmt.Sprintf("the logs show the limiter by its effect only; replays of the incident fit it best as %s (give --reject-charge and --debt-tokens when known)",
-			describeLimiter(sc.Bucket.RejectFraction, sc.Bucket.DebtFloor)))
-	}
+	measureLimiter(&p, tl, res, given, start)
 	return p, nil
 }
 
