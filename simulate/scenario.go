@@ -225,8 +225,11 @@ type SDKPolicy struct {
 
 // RunnerPolicy is the job runner's requeue policy for failed calls.
 type RunnerPolicy struct {
-	RequeueDelayS    float64 `json:"requeue_delay_s"`
-	RequeueJitter    string  `json:"requeue_jitter"`
+	RequeueDelayS float64 `json:"requeue_delay_s"`
+	RequeueJitter string  `json:"requeue_jitter"`
+	// RequeueJitterPct is the spread of "pct" jitter: the delay times
+	// U(1 − pct/100, 1 + pct/100).
+	RequeueJitterPct float64 `json:"requeue_jitter_pct,omitempty"`
 	MaxQueueAttempts int     `json:"max_queue_attempts"`
 	Survival         float64 `json:"survival"`
 }
@@ -243,6 +246,9 @@ const (
 	JitterNone  = "none"
 	JitterFull  = "full"
 	JitterEqual = "equal"
+	// JitterPct spreads the delay by RequeueJitterPct either way, as job
+	// runners that jitter a fixed delay by a share of it do.
+	JitterPct = "pct"
 )
 
 // Backoff curves of SDKPolicy.Backoff and RetryLayer.Backoff.
@@ -423,8 +429,11 @@ func (sc *Scenario) Validate() error {
 	if err := oneOf("interactive.arrivals", sc.Interactive.Arrivals, ArrivalsEven, ArrivalsPoisson); err != nil {
 		return err
 	}
-	if err := oneOf("runner.requeue_jitter", sc.Runner.RequeueJitter, JitterNone, JitterFull, JitterEqual); err != nil {
+	if err := oneOf("runner.requeue_jitter", sc.Runner.RequeueJitter, JitterNone, JitterFull, JitterEqual, JitterPct); err != nil {
 		return err
+	}
+	if p := sc.Runner.RequeueJitterPct; !(p >= 0 && p <= 100) {
+		return badField("runner.requeue_jitter_pct", "%v: want 0 to 100", p)
 	}
 	if err := sc.SDK.validate("sdk"); err != nil {
 		return err

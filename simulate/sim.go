@@ -746,6 +746,8 @@ func (s *simulation) runnerDecision(at time.Duration, c *callState) (string, tim
 		delay *= rng.Float64()
 	case JitterEqual:
 		delay = delay/2 + delay/2*rng.Float64()
+	case JitterPct:
+		delay *= 1 + r.RequeueJitterPct/100*(2*rng.Float64()-1)
 	}
 	d := seconds(delay)
 	if at+d > s.stopAt {

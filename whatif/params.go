@@ -96,7 +96,7 @@ func (p Params) Parameters() []analyze.WhatIfParameter {
 		"sdk attempts per call":   {float64(sc.SDK.MaxAttempts), fmt.Sprint(sc.SDK.MaxAttempts)},
 		"calls per queue attempt": {float64(layer), fmt.Sprint(layer)},
 		"requeue delay":           {sc.Runner.RequeueDelayS, fmt.Sprintf("%g s", sc.Runner.RequeueDelayS)},
-		"requeue jitter":          {0, sc.Runner.RequeueJitter},
+		"requeue jitter":          {sc.Runner.RequeueJitterPct, requeueJitterText(sc.Runner)},
 		"queue attempt cap":       {float64(sc.Runner.MaxQueueAttempts), capWord(sc.Runner.MaxQueueAttempts)},
 		"return after failure":    {sc.Runner.Survival, fmt.Sprintf("%.2f", sc.Runner.Survival)},
 		"batch submit":            {sc.Batch.SubmitS, fmt.Sprintf("at %.1f s over %.1f s", sc.Batch.SubmitS, sc.Batch.SubmitWindowS)},
@@ -251,6 +251,13 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 		if !requeue.Fixed {
 			sc.Runner.RequeueJitter = simulate.JitterFull
 			sc.Runner.RequeueDelayS = 2 * requeue.Mean
+			// A delay spread by a share of itself, d × U(1 − p, 1 + p),
+			// spans [d(1 − p), d(1 + p)]; full jitter starts near 0.
+			if spread := (requeue.Max - requeue.Min) / (requeue.Max + requeue.Min); requeue.Min > 0 && spread < maxPctJitter {
+				sc.Runner.RequeueJitter = simulate.JitterPct
+				sc.Runner.RequeueDelayS = round((requeue.Max+requeue.Min)/2, 3)
+				sc.Runner.RequeueJitterPct = round(100*spread, 1)
+			}
 		}
 		src("requeue delay", "measured")
 		src("requeue jitter", "measured")
@@ -366,6 +373,10 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 	measureLimiter(&p, tl, res, given, start)
 	return p, nil
 }
+
+// maxPctJitter is the widest spread read as a delay jittered by a share
+// of itself rather than full jitter, whose range starts near 0.
+const maxPctJitter = 0.5
 
 // knownBackoffBase is the base, in seconds, of the full-jitter backoff
 // U(0, base·2^n) of SDKs that ignore retry-after: botocore's
@@ -642,4 +653,12 @@ func round(v float64, decimals int) float64 {
 	}
 	p := math.Pow10(decimals)
 	return math.Round(v*p) / p
+}
+
+// requeueJitterText is the requeue jitter as the parameters list it.
+func requeueJitterText(r simulate.RunnerPolicy) string {
+	if r.RequeueJitter == simulate.JitterPct {
+		return fmt.Sprintf("± %g%%", r.RequeueJitterPct)
+	}
+	return r.RequeueJitter
 }

@@ -142,6 +142,9 @@ func describeMeasured(sc simulate.Scenario) string {
 	requeue := fmt.Sprintf("requeues after %g s", sc.Runner.RequeueDelayS)
 	if sc.Runner.RequeueJitter != simulate.JitterNone {
 		requeue = fmt.Sprintf("requeues after a delay with %s jitter up to %g s", sc.Runner.RequeueJitter, sc.Runner.RequeueDelayS)
+		if sc.Runner.RequeueJitter == simulate.JitterPct {
+			requeue = fmt.Sprintf("requeues after %.3g s ± %g%%", sc.Runner.RequeueDelayS, sc.Runner.RequeueJitterPct)
+		}
 	}
 	capText := "no cap on queue attempts"
 	if sc.Runner.MaxQueueAttempts > 0 {

@@ -584,3 +584,35 @@ func TestMeasureUnthrottledTrace(t *testing.T) {
 		t.Fatalf("with a refill given: %v", err)
 	}
 }
+
+// The job runner's requeue jitter, measured on real recordings: fixed, a
+// fixed delay spread by 10% either way, and full jitter.
+func TestMeasureRequeueJitter(t *testing.T) {
+	for _, tt := range []struct {
+		incident string
+		jitter   string
+		delayS   float64
+		pct      float64
+	}{
+		{"openai-ra2-fixed10", simulate.JitterNone, 10, 0},
+		{"openai-ra3-pct10-15", simulate.JitterPct, 15, 10},
+		{"openai-ra2-full10", simulate.JitterFull, 10, 0},
+	} {
+		t.Run(tt.incident, func(t *testing.T) {
+			dir := filepath.Join("..", "testdata", "recorded", tt.incident)
+			tl, res, err := stampede.AnalyzeTimeline(context.Background(), stampede.Config{
+				Inputs: []string{filepath.Join(dir, "access.log.gz"), filepath.Join(dir, "calls.jsonl.gz")}, Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := whatif.Measure(tl, res, whatif.Given{TokensPerMinute: 120_000, TaskTokens: 1000, InteractiveTokens: 50})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := p.Scenario.Runner
+			if r.RequeueJitter != tt.jitter || math.Abs(r.RequeueDelayS-tt.delayS) > 0.05*tt.delayS || math.Abs(r.RequeueJitterPct-tt.pct) > 1 {
+				t.Errorf("requeue %g s, %s jitter (%g%%); want %g s, %s (%g%%)", r.RequeueDelayS, r.RequeueJitter, r.RequeueJitterPct, tt.delayS, tt.jitter, tt.pct)
+			}
+		})
+	}
+}
