@@ -258,6 +258,9 @@ const (
 	BackoffFull         = "full"
 	BackoffEqual        = "equal"
 	BackoffDecorrelated = "decorrelated"
+	// BackoffQuarter is top × U(0.75, 1]: the Stainless-generated SDKs
+	// (openai, anthropic) take a quarter of jitter off min(base·2^n, cap).
+	BackoffQuarter = "quarter"
 )
 
 // Concurrency modes.
@@ -465,7 +468,7 @@ func (p *SDKPolicy) validate(prefix string) error {
 		return badField(prefix+".error_code", "must not be empty")
 	}
 	if p.Backoff != "" {
-		if err := oneOf(prefix+".backoff", p.Backoff, BackoffNone, BackoffExponential, BackoffFull, BackoffEqual, BackoffDecorrelated); err != nil {
+		if err := oneOf(prefix+".backoff", p.Backoff, BackoffNone, BackoffExponential, BackoffFull, BackoffEqual, BackoffDecorrelated, BackoffQuarter); err != nil {
 			return err
 		}
 	}
@@ -515,7 +518,7 @@ func (sc *Scenario) validateExtensions() error {
 		checks = append(checks, in(p+".max_attempts", float64(l.MaxAttempts), 1, 100),
 			in(p+".backoff_base_s", l.BackoffBaseS, 0, 86400), in(p+".backoff_cap_s", l.BackoffCapS, 0, 86400))
 		if l.Backoff != "" {
-			checks = append(checks, oneOf(p+".backoff", l.Backoff, BackoffNone, BackoffExponential, BackoffFull, BackoffEqual, BackoffDecorrelated))
+			checks = append(checks, oneOf(p+".backoff", l.Backoff, BackoffNone, BackoffExponential, BackoffFull, BackoffEqual, BackoffDecorrelated, BackoffQuarter))
 		}
 	}
 	for _, err := range checks {

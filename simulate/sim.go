@@ -626,6 +626,8 @@ func backoff(curve string, base, ceiling float64, retry int, prev time.Duration,
 		return seconds(top)
 	case BackoffEqual:
 		return seconds(top/2 + top/2*rng.Float64())
+	case BackoffQuarter:
+		return seconds(top * (1 - 0.25*rng.Float64()))
 	case BackoffDecorrelated:
 		// min(cap, U(base, 3·previous)), as in the AWS write-up.
 		p := math.Max(base, prev.Seconds())

@@ -183,7 +183,7 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 			sc.SDK.RetryAfterMode = simulate.RetryAfterIgnore
 		}
 		src("retry-after handling", "assumed")
-	case (sdkDelay.Fixed || sdkDelay.WholeSeconds && honours) && math.Abs(delayFloor(sdkDelay)-float64(sc.SDK.RetryAfterS)) < 0.5:
+	case (sdkDelay.Fixed || sdkDelay.WholeSeconds && honours && sc.SDK.RetryAfterS > 0) && math.Abs(delayFloor(sdkDelay)-float64(sc.SDK.RetryAfterS)) < 0.5:
 		// Whole-second stamps cannot show a fixed delay as fixed; the
 		// SDK's own code says it is.
 	case sdkDelay.Mean >= 0.95*float64(sc.SDK.RetryAfterS) && sc.SDK.RetryAfterS > 0:
@@ -228,10 +228,13 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 		// ceilings double: base is twice the mean over their mean 2^n.
 		k := float64(max(1, sc.SDK.MaxAttempts-1))
 		sc.SDK.BackoffBaseS = math.Max(0.05, 2*sdkDelay.Mean*k/(math.Exp2(k)-1))
-		if base, ok := knownBackoffBase[batchSDK(res)]; ok {
+		if b, ok := knownBackoff[batchSDK(res)]; ok {
 			// Gaps between whole-second stamps blur a sub-second
 			// backoff; the SDK's own code knows it.
-			sc.SDK.BackoffBaseS = base
+			sc.SDK.BackoffBaseS, sc.SDK.Backoff = b.base, b.curve
+			if b.cap > 0 {
+				sc.SDK.BackoffCapS = b.cap
+			}
 		}
 		sc.SDK.BackoffCapS = math.Max(sc.SDK.BackoffBaseS, sc.SDK.BackoffCapS)
 	}
@@ -248,12 +251,18 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 	switch {
 	case requeue != nil:
 		sc.Runner.RequeueDelayS = requeue.P50
-		if !requeue.Fixed {
+		// Half the delays on one floor, the rest trailing above it, is a
+		// fixed delay run late now and then (a runner busy at the time).
+		onFloor := requeue.P50-requeue.P10 < 0.02*requeue.P50
+		if !requeue.Fixed && !onFloor {
 			sc.Runner.RequeueJitter = simulate.JitterFull
 			sc.Runner.RequeueDelayS = 2 * requeue.Mean
 			// A delay spread by a share of itself, d × U(1 − p, 1 + p),
 			// spans [d(1 − p), d(1 + p)]; full jitter starts near 0.
-			if spread := (requeue.Max - requeue.Min) / (requeue.Max + requeue.Min); requeue.Min > 0 && spread < maxPctJitter {
+			// A fixed delay run late now and then has its median at the
+			// floor, not the midpoint.
+			mid, half := (requeue.Max+requeue.Min)/2, (requeue.Max-requeue.Min)/2
+			if spread := half / mid; requeue.Min > 0 && spread < maxPctJitter && math.Abs(requeue.P50-mid) < half/2 {
 				sc.Runner.RequeueJitter = simulate.JitterPct
 				sc.Runner.RequeueDelayS = round((requeue.Max+requeue.Min)/2, 3)
 				sc.Runner.RequeueJitterPct = round(100*spread, 1)
@@ -378,10 +387,18 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 // of itself rather than full jitter, whose range starts near 0.
 const maxPctJitter = 0.5
 
-// knownBackoffBase is the base, in seconds, of the full-jitter backoff
-// U(0, base·2^n) of SDKs that ignore retry-after: botocore's
-// retries/standard.py (and legacy mode's rand·2^(attempt−1)).
-var knownBackoffBase = map[string]float64{"botocore standard": 1, "botocore adaptive": 1, "botocore legacy": 1}
+// knownBackoff is the backoff of SDKs when they do not sleep a
+// retry-after, from their code: botocore's U(0, 1 s·2^n) (its measured cap
+// stays: a call's attempts never reach botocore's 20 s), and the Stainless
+// SDKs' min(0.5 s·2^n, 8 s) × U(0.75, 1].
+var knownBackoff = map[string]struct {
+	base, cap float64
+	curve     string
+}{
+	"botocore standard": {1, 0, simulate.BackoffFull}, "botocore adaptive": {1, 0, simulate.BackoffFull}, "botocore legacy": {1, 0, simulate.BackoffFull},
+	"openai-node": {0.5, 8, simulate.BackoffQuarter}, "openai-python": {0.5, 8, simulate.BackoffQuarter},
+	"anthropic-typescript": {0.5, 8, simulate.BackoffQuarter}, "anthropic-python": {0.5, 8, simulate.BackoffQuarter},
+}
 
 // awsRetryQuota are the SDKs whose standard retry mode shares one retry
 // quota across the client.

@@ -586,7 +586,8 @@ func TestMeasureUnthrottledTrace(t *testing.T) {
 }
 
 // The job runner's requeue jitter, measured on real recordings: fixed, a
-// fixed delay spread by 10% either way, and full jitter.
+// fixed delay run late now and then, a fixed delay spread by 10% either
+// way, and full jitter.
 func TestMeasureRequeueJitter(t *testing.T) {
 	for _, tt := range []struct {
 		incident string
@@ -595,6 +596,7 @@ func TestMeasureRequeueJitter(t *testing.T) {
 		pct      float64
 	}{
 		{"openai-ra2-fixed10", simulate.JitterNone, 10, 0},
+		{"openai-nora-fixed10", simulate.JitterNone, 10, 0},
 		{"openai-ra3-pct10-15", simulate.JitterPct, 15, 10},
 		{"openai-ra2-full10", simulate.JitterFull, 10, 0},
 	} {
