@@ -37,6 +37,7 @@ var whatIfPairs = []struct {
 	{"openai-ra5-fixed20", "whatif/openai-ra5-full20-cap3-conc7", whatif.RowLimit},
 	{"openai-ra1-fixed5", "whatif/openai-ra1-full5-cap3", whatif.RowCap},
 	{"openai-ra3-pct10-15", "whatif/openai-ra3-full15", whatif.RowJitter},
+	{"bedrock-ra3-pct10-15", "whatif/bedrock-ra3-full15-cap3-conc6", whatif.RowLimit},
 }
 
 // rerunTruth is the part of a re-run's truth.json the comparison uses.
@@ -280,19 +281,28 @@ func (w whatIfFigure) err(pred, real float64) float64 {
 var whatIfKnownMisses = map[string]string{
 	// The last waves of a storm are a handful of tasks, and whether one
 	// more wave comes is the job runner's give-up draw: the replays' seeds
-	// make 8 or 9 waves (openai, anthropic) and 10 to 12 (openai-ra1), the
-	// recording made one of those counts, and the median is one more.
+	// make 7 to 9 waves (openai, anthropic, botocore) and 10 to 12
+	// (openai-ra1), the recording made one of those counts, and the
+	// median is another.
 	"openai-ra2-fixed10/as measured/waves":    "seeds make 9 9 8 9 8 waves; the recording made 8",
 	"anthropic-ra2-fixed12/as measured/waves": "seeds make 9 9 8 9 8 waves; the recording made 8",
-	"openai-ra1-fixed5/as measured/waves":     "seeds make 12 11 10 11 11 waves; the recording made 10",
+	"openai-ra1-fixed5/as measured/waves":     "seeds make 12 12 10 11 12 waves; the recording made 10",
+	"boto-standard-fixed10/as measured/waves": "seeds make 8 8 7 7 7 waves; the recording made 8",
 	// Full jitter on anthropic-ra2-fixed12 finished 28 of 300 tasks; the
 	// replay finishes 30 to 38, and 33 with the harness's own limiter
-	// settings given, so the limiter fit is not the cause. Its throttled
-	// interactive share (83.4% against 86.0%) is within 2 points with the
-	// settings given (84.5%): the fitted debt, 5,950 tokens against 7,000,
-	// is read between whole-second stamps.
-	"whatif/anthropic-ra2-full12/tasks done":            "33 predicted (seeds 30 to 38), 28 real",
-	"whatif/anthropic-ra2-full12/interactive throttled": "83.4% predicted, 86.0% real: the fitted debt is 5,950 tokens of 7,000",
+	// settings given, so the limiter fit is not the cause.
+	"whatif/anthropic-ra2-full12/tasks done": "33 predicted (seeds 30 to 38), 28 real",
+	// bedrock-ra3-pct10-15's waves arrive over most of a second (the
+	// client opens an HTTP/2 connection per request), so the admissions
+	// of a wave's first second include a second of refill: the bucket
+	// measures 9,000 tokens of 7,000, and the limiter fit, compensating,
+	// lands on a 20% charge with a 2,925-token debt (the harness: 10% and
+	// 7,000). With the harness's settings given, the replay predicts 1,001
+	// requests, a drain of 173.4 s and 1.9% of interactive attempts
+	// throttled against the real 997, 173.0 s and 0.8%.
+	"whatif/bedrock-ra3-full15-cap3-conc6/requests":              "1,134 predicted, 997 real: the limiter fitted as 20% and 2,925 tokens",
+	"whatif/bedrock-ra3-full15-cap3-conc6/drain":                 "194.4 s predicted, 173.0 s real: the limiter fitted as 20% and 2,925 tokens",
+	"whatif/bedrock-ra3-full15-cap3-conc6/interactive throttled": "13.5% predicted, 0.8% real: the limiter fitted as 20% and 2,925 tokens",
 	// Nine tasks of 300 finished in the real jitter + cap re-run of
 	// bedrock-ra2-fixed10, seven or eight in the replays (eight with the
 	// harness's limiter given): two tasks are 22% of nine.
@@ -301,9 +311,6 @@ var whatIfKnownMisses = map[string]string{
 	// after U(0, 15 s) each, come back: the seeds end 98 to 121 s after
 	// submit, and the real run's 112.7 s is among them.
 	"whatif/openai-ra3-full15/drain": "101.1 s predicted (seeds 98.3 to 120.5 s), 112.7 s real",
-	// botocore's jitter + cap + 4 slots: 54.2% predicted against 51.7%
-	// with the fitted limiter; 52.9% with the harness's settings given.
-	"whatif/boto-standard-full10-cap3-conc4/interactive throttled": "54.2% predicted (seeds 52.0% to 57.3%), 51.7% real",
 }
 
 // whatIfIncident is a recorded incident as whatif measured it.

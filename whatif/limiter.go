@@ -149,16 +149,21 @@ func fitLimiter(sc simulate.Scenario, load traceLoad, windowS, gapS, resolutionS
 	if debt == 0 {
 		return 0, 0
 	}
+	// Stragglers may end every burst well after the refill began, so
+	// debts of the bucket's own size are tried too.
+	var debts []float64
+	for _, d := range debtScales {
+		debts = append(debts, d*debt, d*sc.Bucket.Capacity)
+	}
 	best := math.Inf(1)
 	horizon := math.Ceil(windowS * 1.2)
-	least := debt
 	for _, f := range rejectCharges {
-		for _, d := range debtScales {
-			if f == 0 && d != debtScales[0] {
+		for i, d := range debts {
+			if f == 0 && i > 0 {
 				continue
 			}
 			c := sc
-			c.Bucket.RejectFraction, c.Bucket.DebtFloor = f, d*least
+			c.Bucket.RejectFraction, c.Bucket.DebtFloor = f, d
 			var loss float64
 			for seed := range uint64(fitSeeds) {
 				out, err := simulate.Run(Prepare(c, horizon, sc.Seed+seed))
@@ -168,7 +173,7 @@ func fitLimiter(sc simulate.Scenario, load traceLoad, windowS, gapS, resolutionS
 				loss += loadLoss(load, replayLoad(out, windowS, gapS, resolutionS), resolutionS)
 			}
 			if loss < best-1e-9 {
-				best, charge, debt = loss, f, d*least
+				best, charge, debt = loss, f, d
 			}
 		}
 	}
@@ -178,9 +183,10 @@ func fitLimiter(sc simulate.Scenario, load traceLoad, windowS, gapS, resolutionS
 	return charge, math.Round(debt)
 }
 
-// debtScales multiply the debt the closed limit shows: a wave's last
-// throttle may come from a straggling retry after the limit began to
-// refill, so the time it stayed closed shows at least the debt.
+// debtScales multiply the debt the closed limit shows, and the bucket's
+// size: a wave's last throttle may come from a straggling retry after the
+// limit began to refill, so the time it stayed closed shows at least the
+// debt.
 var debtScales = []float64{1, 1.5, 2}
 
 // replayLoad counts a replay as measureLoad counts the trace, over the
