@@ -225,6 +225,7 @@ func TestBackoffBounds(t *testing.T) {
 				{BackoffExponential, top, top},
 				{BackoffFull, 0, top},
 				{BackoffEqual, top / 2, top},
+				{BackoffQuarter, 0.75 * top, top},
 				{BackoffDecorrelated, base, ceiling},
 			} {
 				d := backoff(tt.curve, base, ceiling, retry, prev, rng).Seconds()

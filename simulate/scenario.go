@@ -225,8 +225,11 @@ type SDKPolicy struct {
 
 // RunnerPolicy is the job runner's requeue policy for failed calls.
 type RunnerPolicy struct {
-	RequeueDelayS    float64 `json:"requeue_delay_s"`
-	RequeueJitter    string  `json:"requeue_jitter"`
+	RequeueDelayS float64 `json:"requeue_delay_s"`
+	RequeueJitter string  `json:"requeue_jitter"`
+	// RequeueJitterPct is the spread of "pct" jitter: the delay times
+	// U(1 − pct/100, 1 + pct/100).
+	RequeueJitterPct float64 `json:"requeue_jitter_pct,omitempty"`
 	MaxQueueAttempts int     `json:"max_queue_attempts"`
 	Survival         float64 `json:"survival"`
 }
@@ -243,6 +246,9 @@ const (
 	JitterNone  = "none"
 	JitterFull  = "full"
 	JitterEqual = "equal"
+	// JitterPct spreads the delay by RequeueJitterPct either way, as job
+	// runners that jitter a fixed delay by a share of it do.
+	JitterPct = "pct"
 )
 
 // Backoff curves of SDKPolicy.Backoff and RetryLayer.Backoff.
@@ -252,6 +258,9 @@ const (
 	BackoffFull         = "full"
 	BackoffEqual        = "equal"
 	BackoffDecorrelated = "decorrelated"
+	// BackoffQuarter is top × U(0.75, 1]: the Stainless-generated SDKs
+	// (openai, anthropic) take a quarter of jitter off min(base·2^n, cap).
+	BackoffQuarter = "quarter"
 )
 
 // Concurrency modes.
@@ -423,8 +432,11 @@ func (sc *Scenario) Validate() error {
 	if err := oneOf("interactive.arrivals", sc.Interactive.Arrivals, ArrivalsEven, ArrivalsPoisson); err != nil {
 		return err
 	}
-	if err := oneOf("runner.requeue_jitter", sc.Runner.RequeueJitter, JitterNone, JitterFull, JitterEqual); err != nil {
+	if err := oneOf("runner.requeue_jitter", sc.Runner.RequeueJitter, JitterNone, JitterFull, JitterEqual, JitterPct); err != nil {
 		return err
+	}
+	if p := sc.Runner.RequeueJitterPct; !(p >= 0 && p <= 100) {
+		return badField("runner.requeue_jitter_pct", "%v: want 0 to 100", p)
 	}
 	if err := sc.SDK.validate("sdk"); err != nil {
 		return err
@@ -456,7 +468,7 @@ func (p *SDKPolicy) validate(prefix string) error {
 		return badField(prefix+".error_code", "must not be empty")
 	}
 	if p.Backoff != "" {
-		if err := oneOf(prefix+".backoff", p.Backoff, BackoffNone, BackoffExponential, BackoffFull, BackoffEqual, BackoffDecorrelated); err != nil {
+		if err := oneOf(prefix+".backoff", p.Backoff, BackoffNone, BackoffExponential, BackoffFull, BackoffEqual, BackoffDecorrelated, BackoffQuarter); err != nil {
 			return err
 		}
 	}
@@ -506,7 +518,7 @@ func (sc *Scenario) validateExtensions() error {
 		checks = append(checks, in(p+".max_attempts", float64(l.MaxAttempts), 1, 100),
 			in(p+".backoff_base_s", l.BackoffBaseS, 0, 86400), in(p+".backoff_cap_s", l.BackoffCapS, 0, 86400))
 		if l.Backoff != "" {
-			checks = append(checks, oneOf(p+".backoff", l.Backoff, BackoffNone, BackoffExponential, BackoffFull, BackoffEqual, BackoffDecorrelated))
+			checks = append(checks, oneOf(p+".backoff", l.Backoff, BackoffNone, BackoffExponential, BackoffFull, BackoffEqual, BackoffDecorrelated, BackoffQuarter))
 		}
 	}
 	for _, err := range checks {

@@ -31,7 +31,7 @@ func TestParseScenarioErrors(t *testing.T) {
 		{
 			name: "bad requeue jitter name",
 			json: "{\n  \"runner\": {\n    \"requeue_jitter\": \"fulll\"\n  }\n}",
-			want: `bad.json:3: runner.requeue_jitter: "fulll": want one of none, full, equal`,
+			want: `bad.json:3: runner.requeue_jitter: "fulll": want one of none, full, equal, pct`,
 		},
 		{
 			name: "bad retry-after mode",
@@ -52,6 +52,11 @@ func TestParseScenarioErrors(t *testing.T) {
 			name: "survival above one",
 			json: "{\n\"runner\": {\"survival\": 1.5}}",
 			want: `bad.json:2: runner.survival: 1.5: want a probability in [0, 1]`,
+		},
+		{
+			name: "pct jitter over 100",
+			json: "{\"runner\": {\"requeue_jitter\": \"pct\", \"requeue_jitter_pct\": 150}}",
+			want: `runner.requeue_jitter_pct: 150: want 0 to 100`,
 		},
 		{
 			name: "negative delay",

@@ -568,10 +568,12 @@ func (s *simulation) spendBudget(c *callState, throttled bool) bool {
 		s.budgets[p] = tokens
 	}
 	if b.RetryCost > 0 {
-		// The AWS retry quota: retries pay up front, successes repay.
+		// The AWS retry quota: retries pay up front, and a success repays
+		// what its last retry paid (botocore's retries/standard.py and the
+		// JavaScript v3 StandardRetryStrategy keep only that), or a token.
 		switch {
 		case !throttled && c.spent > 0:
-			*tokens = min(b.MaxTokens, *tokens+c.spent)
+			*tokens = min(b.MaxTokens, *tokens+b.RetryCost)
 		case !throttled:
 			*tokens = min(b.MaxTokens, *tokens+b.TokenRatio)
 		case *tokens >= b.RetryCost:
@@ -624,6 +626,8 @@ func backoff(curve string, base, ceiling float64, retry int, prev time.Duration,
 		return seconds(top)
 	case BackoffEqual:
 		return seconds(top/2 + top/2*rng.Float64())
+	case BackoffQuarter:
+		return seconds(top * (1 - 0.25*rng.Float64()))
 	case BackoffDecorrelated:
 		// min(cap, U(base, 3·previous)), as in the AWS write-up.
 		p := math.Max(base, prev.Seconds())
@@ -744,6 +748,8 @@ func (s *simulation) runnerDecision(at time.Duration, c *callState) (string, tim
 		delay *= rng.Float64()
 	case JitterEqual:
 		delay = delay/2 + delay/2*rng.Float64()
+	case JitterPct:
+		delay *= 1 + r.RequeueJitterPct/100*(2*rng.Float64()-1)
 	}
 	d := seconds(delay)
 	if at+d > s.stopAt {

@@ -163,7 +163,8 @@ func TestRandomScenarios(t *testing.T) {
 			sc.InteractiveSDK = &p
 		}
 		sc.Runner.RequeueDelayS = 60 * rng.Float64()
-		sc.Runner.RequeueJitter = pick(JitterNone, JitterFull, JitterEqual)
+		sc.Runner.RequeueJitter = pick(JitterNone, JitterFull, JitterEqual, JitterPct)
+		sc.Runner.RequeueJitterPct = 50 * rng.Float64()
 		sc.Runner.MaxQueueAttempts = rng.IntN(4)
 		sc.Runner.Survival = rng.Float64()
 		sc.TailS = 10 * rng.Float64()
@@ -466,6 +467,14 @@ func TestPolicies(t *testing.T) {
 				for _, c := range o.Calls {
 					if c.Next == "requeue" && (c.RequeueDelay < 30*time.Second || c.RequeueDelay > 60*time.Second) {
 						t.Fatalf("requeue delay %v outside [30 s, 60 s]", c.RequeueDelay)
+					}
+				}
+			}},
+		{"pct requeue jitter", func(s *Scenario) { s.Runner.RequeueJitter, s.Runner.RequeueJitterPct = JitterPct, 10 },
+			func(t *testing.T, o *Output) {
+				for _, c := range o.Calls {
+					if c.Next == "requeue" && (c.RequeueDelay < 54*time.Second || c.RequeueDelay > 66*time.Second) {
+						t.Fatalf("requeue delay %v outside [54 s, 66 s]", c.RequeueDelay)
 					}
 				}
 			}},

@@ -66,7 +66,7 @@ func FromScenario(sc simulate.Scenario) Params {
 
 // The parameter names, in the order reports list them.
 var paramNames = []string{
-	"tasks", "task tokens", "interactive tokens", "tokens per minute", "bucket tokens",
+	"tasks", "task tokens", "interactive tokens", "tokens per minute", "bucket tokens", "reject charge", "debt tokens",
 	"interactive rate", "retry-after", "retry-after handling", "sdk attempts per call",
 	"calls per queue attempt", "requeue delay", "requeue jitter", "queue attempt cap",
 	"return after failure", "batch submit",
@@ -88,13 +88,15 @@ func (p Params) Parameters() []analyze.WhatIfParameter {
 		"interactive tokens":      {sc.Interactive.Cost, thousands(sc.Interactive.Cost)},
 		"tokens per minute":       {sc.Bucket.RefillPerS * 60, thousands(sc.Bucket.RefillPerS * 60)},
 		"bucket tokens":           {sc.Bucket.Capacity, thousands(sc.Bucket.Capacity)},
+		"reject charge":           {sc.Bucket.RejectFraction, fmt.Sprintf("%.0f%%", 100*sc.Bucket.RejectFraction)},
+		"debt tokens":             {sc.Bucket.DebtFloor, thousands(sc.Bucket.DebtFloor)},
 		"interactive rate":        {sc.Interactive.RatePerS, fmt.Sprintf("%.2f/s", sc.Interactive.RatePerS)},
 		"retry-after":             {float64(sc.SDK.RetryAfterS), fmt.Sprintf("%d s", sc.SDK.RetryAfterS)},
 		"retry-after handling":    {0, sc.SDK.RetryAfterMode},
 		"sdk attempts per call":   {float64(sc.SDK.MaxAttempts), fmt.Sprint(sc.SDK.MaxAttempts)},
 		"calls per queue attempt": {float64(layer), fmt.Sprint(layer)},
 		"requeue delay":           {sc.Runner.RequeueDelayS, fmt.Sprintf("%g s", sc.Runner.RequeueDelayS)},
-		"requeue jitter":          {0, sc.Runner.RequeueJitter},
+		"requeue jitter":          {sc.Runner.RequeueJitterPct, requeueJitterText(sc.Runner)},
 		"queue attempt cap":       {float64(sc.Runner.MaxQueueAttempts), capWord(sc.Runner.MaxQueueAttempts)},
 		"return after failure":    {sc.Runner.Survival, fmt.Sprintf("%.2f", sc.Runner.Survival)},
 		"batch submit":            {sc.Batch.SubmitS, fmt.Sprintf("at %.1f s over %.1f s", sc.Batch.SubmitS, sc.Batch.SubmitWindowS)},
@@ -163,6 +165,16 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 	} else {
 		src("retry-after", "assumed")
 	}
+	// An access log without $sent_http_retry_after does not show the
+	// header, but an SDK that sleeps it shows it as its retry delay.
+	honours := sleepsRetryAfter(res)
+	if ra == nil && sdkDelay != nil && honours {
+		if v := math.Round(delayFloor(sdkDelay)); v >= 1 {
+			sc.SDK.RetryAfterS = int(v)
+			src("retry-after", "measured")
+			p.Notes = append(p.Notes, fmt.Sprintf("the logs do not carry retry-after; %s sleeps it, so it is read from the SDK's retry delays: %d s", batchSDK(res), sc.SDK.RetryAfterS))
+		}
+	}
 	sc.SDK.RetryAfterMode = simulate.RetryAfterExact
 	src("retry-after handling", "measured")
 	switch {
@@ -171,14 +183,14 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 			sc.SDK.RetryAfterMode = simulate.RetryAfterIgnore
 		}
 		src("retry-after handling", "assumed")
-	case sdkDelay.Fixed && math.Abs(sdkDelay.P50-float64(sc.SDK.RetryAfterS)) < 0.5:
+	case (sdkDelay.Fixed || sdkDelay.WholeSeconds && honours && sc.SDK.RetryAfterS > 0) && math.Abs(delayFloor(sdkDelay)-float64(sc.SDK.RetryAfterS)) < 0.5:
+		// Whole-second stamps cannot show a fixed delay as fixed; the
+		// SDK's own code says it is.
 	case sdkDelay.Mean >= 0.95*float64(sc.SDK.RetryAfterS) && sc.SDK.RetryAfterS > 0:
 		sc.SDK.RetryAfterMode = simulate.RetryAfterJitter
 	default:
 		sc.SDK.RetryAfterMode = simulate.RetryAfterIgnore
-		// Full jitter over [0, min(cap, base·2^n)] has mean half the top.
-		sc.SDK.BackoffBaseS = math.Max(0.05, 2*sdkDelay.Mean)
-		sc.SDK.BackoffCapS = math.Max(sc.SDK.BackoffBaseS, 2*sdkDelay.Max)
+		sc.SDK.BackoffCapS = 2 * sdkDelay.Max
 	}
 
 	// Attempts per layer.
@@ -210,6 +222,22 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 	if p.Sources["sdk attempts per call"] == "" {
 		src("sdk attempts per call", "assumed")
 	}
+	if sc.SDK.RetryAfterMode == simulate.RetryAfterIgnore && sdkDelay != nil {
+		// Full jitter over [0, base·2^n] has mean base·2^n/2, and the
+		// delays measured mix the retries n = 0 … attempts−2, whose
+		// ceilings double: base is twice the mean over their mean 2^n.
+		k := float64(max(1, sc.SDK.MaxAttempts-1))
+		sc.SDK.BackoffBaseS = math.Max(0.05, 2*sdkDelay.Mean*k/(math.Exp2(k)-1))
+		if b, ok := knownBackoff[batchSDK(res)]; ok {
+			// Gaps between whole-second stamps blur a sub-second
+			// backoff; the SDK's own code knows it.
+			sc.SDK.BackoffBaseS, sc.SDK.Backoff = b.base, b.curve
+			if b.cap > 0 {
+				sc.SDK.BackoffCapS = b.cap
+			}
+		}
+		sc.SDK.BackoffCapS = math.Max(sc.SDK.BackoffBaseS, sc.SDK.BackoffCapS)
+	}
 	if p.Sources["queue attempt cap"] == "" {
 		src("queue attempt cap", "assumed")
 		src("return after failure", "assumed")
@@ -223,9 +251,22 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 	switch {
 	case requeue != nil:
 		sc.Runner.RequeueDelayS = requeue.P50
-		if !requeue.Fixed {
+		// Half the delays on one floor, the rest trailing above it, is a
+		// fixed delay run late now and then (a runner busy at the time).
+		onFloor := requeue.P50-requeue.P10 < 0.02*requeue.P50
+		if !requeue.Fixed && !onFloor {
 			sc.Runner.RequeueJitter = simulate.JitterFull
 			sc.Runner.RequeueDelayS = 2 * requeue.Mean
+			// A delay spread by a share of itself, d × U(1 − p, 1 + p),
+			// spans [d(1 − p), d(1 + p)]; full jitter starts near 0.
+			// A fixed delay run late now and then has its median at the
+			// floor, not the midpoint.
+			mid, half := (requeue.Max+requeue.Min)/2, (requeue.Max-requeue.Min)/2
+			if spread := half / mid; requeue.Min > 0 && spread < maxPctJitter && math.Abs(requeue.P50-mid) < half/2 {
+				sc.Runner.RequeueJitter = simulate.JitterPct
+				sc.Runner.RequeueDelayS = round((requeue.Max+requeue.Min)/2, 3)
+				sc.Runner.RequeueJitterPct = round(100*spread, 1)
+			}
 		}
 		src("requeue delay", "measured")
 		src("requeue jitter", "measured")
@@ -338,7 +379,25 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 	if err := sc.Validate(); err != nil {
 		return Params{}, fmt.Errorf("what-if: measured parameters do not make a scenario: %w", err)
 	}
+	measureLimiter(&p, tl, res, given, start)
 	return p, nil
+}
+
+// maxPctJitter is the widest spread read as a delay jittered by a share
+// of itself rather than full jitter, whose range starts near 0.
+const maxPctJitter = 0.5
+
+// knownBackoff is the backoff of SDKs when they do not sleep a
+// retry-after, from their code: botocore's U(0, 1 s·2^n) (its measured cap
+// stays: a call's attempts never reach botocore's 20 s), and the Stainless
+// SDKs' min(0.5 s·2^n, 8 s) × U(0.75, 1].
+var knownBackoff = map[string]struct {
+	base, cap float64
+	curve     string
+}{
+	"botocore standard": {1, 0, simulate.BackoffFull}, "botocore adaptive": {1, 0, simulate.BackoffFull}, "botocore legacy": {1, 0, simulate.BackoffFull},
+	"openai-node": {0.5, 8, simulate.BackoffQuarter}, "openai-python": {0.5, 8, simulate.BackoffQuarter},
+	"anthropic-typescript": {0.5, 8, simulate.BackoffQuarter}, "anthropic-python": {0.5, 8, simulate.BackoffQuarter},
 }
 
 // awsRetryQuota are the SDKs whose standard retry mode shares one retry
@@ -363,6 +422,29 @@ func delay(res *analyze.Result, kind string) *analyze.DelayStats {
 		}
 	}
 	return nil
+}
+
+// sleepsRetryAfter says whether the batch SDK sleeps the server's
+// retry-after: exactly (openai, anthropic), or as the floor of a backoff
+// that stays below it for the first retries (AWS SDK for JavaScript v3).
+func sleepsRetryAfter(res *analyze.Result) bool {
+	sdk := batchSDK(res)
+	for _, c := range res.Clients {
+		if c.SDK == sdk && c.Synchronising {
+			return true
+		}
+	}
+	return sdk == "aws-sdk-js-v3"
+}
+
+// delayFloor is the delay a client ran, late now and then but never
+// early: the median, or between whole-second stamps, which round gaps
+// up as often as down, the lower tenth.
+func delayFloor(d *analyze.DelayStats) float64 {
+	if d.WholeSeconds {
+		return d.P10
+	}
+	return d.P50
 }
 
 func synchronising(res *analyze.Result) bool {
@@ -536,7 +618,9 @@ func measureBucket(batch []*timeline.Event, res *analyze.Result, retryAfter floa
 		}
 	}
 	if len(caps) > 0 && len(rates) > 0 {
-		return quantile(caps, 0.5), quantile(rates, 0.5)
+		// The most a wave found: a later wave may arrive before the
+		// bucket has refilled (a limiter still paying a debt back).
+		return slices.Max(caps), quantile(rates, 0.5)
 	}
 	// No usable waves: the admitted rate from the first throttle to the last.
 	firstT, lastT, throttled := throttledSpan(batch)
@@ -586,4 +670,12 @@ func round(v float64, decimals int) float64 {
 	}
 	p := math.Pow10(decimals)
 	return math.Round(v*p) / p
+}
+
+// requeueJitterText is the requeue jitter as the parameters list it.
+func requeueJitterText(r simulate.RunnerPolicy) string {
+	if r.RequeueJitter == simulate.JitterPct {
+		return fmt.Sprintf("± %g%%", r.RequeueJitterPct)
+	}
+	return r.RequeueJitter
 }

@@ -85,9 +85,12 @@ func Policies(measured simulate.Scenario) []Policy {
 	base := measured
 	base.Name = RowMeasured
 
+	// The SDK keeps its own handling of retry-after: openai-node and the
+	// AWS SDKs sleep it in their own code, which a job runner does not
+	// change. Replays that jittered the SDK's sleep too predicted longer
+	// drains and more finished tasks than real re-runs of the same client.
 	jitter := base
 	jitter.Name = RowJitter
-	jitter.SDK = withJitter(base.SDK)
 	jitter.Runner.RequeueJitter = simulate.JitterFull
 	jitter.Layers = jitterLayers(base.Layers)
 
@@ -109,27 +112,13 @@ func Policies(measured simulate.Scenario) []Policy {
 		Max: math.Max(float64(limit), math.Floor(capTasks)), Decrease: 0.5,
 	}
 
-	ra := base.SDK.RetryAfterS
-	sdkJitter := fmt.Sprintf("SDK waits U(%d s, %d s) after a throttle", ra, 2*ra)
-	if ra == 0 {
-		sdkJitter = fmt.Sprintf("SDK waits U(0, min(%g s, %g s·2^n)) after a throttle", base.SDK.BackoffCapS, base.SDK.BackoffBaseS)
-	}
 	return []Policy{
 		{RowMeasured, describeMeasured(base), base},
-		{RowJitter, fmt.Sprintf("%s; requeue delay drawn from U(0, %g s)", sdkJitter, base.Runner.RequeueDelayS), jitter},
+		{RowJitter, fmt.Sprintf("requeue delay drawn from U(0, %g s); the SDK handles retry-after as measured", base.Runner.RequeueDelayS), jitter},
 		{RowCap, fmt.Sprintf("full jitter, and the job runner gives a task up after %d queue attempts (at most %d attempts per task)", capQ, AttemptsPerTaskBound(base, capQ)), capped},
 		{RowLimit, fmt.Sprintf("jitter and cap, and at most %d batch queue attempts in flight", limit), limited},
 		{RowAdaptive, fmt.Sprintf("jitter and cap, and an AIMD limit starting at %d: +1/limit per success, halved on a throttle (at most once a second), within 1 to %g", limit, adaptive.Batch.Concurrency.Max), adaptive},
 	}
-}
-
-func withJitter(p simulate.SDKPolicy) simulate.SDKPolicy {
-	if p.RetryAfterS > 0 {
-		p.RetryAfterMode = simulate.RetryAfterJitter
-	} else {
-		p.RetryAfterMode, p.Backoff = simulate.RetryAfterIgnore, simulate.BackoffFull
-	}
-	return p
 }
 
 func jitterLayers(ls []simulate.RetryLayer) []simulate.RetryLayer {
@@ -153,6 +142,9 @@ func describeMeasured(sc simulate.Scenario) string {
 	requeue := fmt.Sprintf("requeues after %g s", sc.Runner.RequeueDelayS)
 	if sc.Runner.RequeueJitter != simulate.JitterNone {
 		requeue = fmt.Sprintf("requeues after a delay with %s jitter up to %g s", sc.Runner.RequeueJitter, sc.Runner.RequeueDelayS)
+		if sc.Runner.RequeueJitter == simulate.JitterPct {
+			requeue = fmt.Sprintf("requeues after %.3g s ± %g%%", sc.Runner.RequeueDelayS, sc.Runner.RequeueJitterPct)
+		}
 	}
 	capText := "no cap on queue attempts"
 	if sc.Runner.MaxQueueAttempts > 0 {
