@@ -4,9 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"iter"
-	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/stampede/stampede/spill"
 	"github.com/stampede/stampede/timeline"
@@ -124,10 +122,10 @@ func buildJoins(tl *timeline.Timeline) *joins {
 func buildJoinsWith(tl *timeline.Timeline, counts *eventCounts) *joins {
 	n := len(tl.Events)
 	j := &joins{tl: tl, counts: counts, groupOf: spill.Make[int32](n, n), nextAttempt: spill.Make[int32](n, n)}
-	j.counted = counts.observers(tl)
 	// Room for every event: capacity that is never written costs no memory
 	// on the machine, while growing by doubling copies the slice each time.
 	j.http = spill.Make[int32](0, n)
+	j.counted = counts.observers(tl)
 	for i := range tl.Events {
 		e := &tl.Events[i]
 		j.groupOf[i] = -1
@@ -152,33 +150,33 @@ func buildJoinsWith(tl *timeline.Timeline, counts *eventCounts) *joins {
 // one (amz-sdk-invocation-id), else per task where attempt 1 opens a new call
 // (x-stainless-retry-count 0). Events are sorted by Start, so appending keeps
 // each group in time order.
-//
-// A group holds the attempts of one key (its call id, or its task), so
-// the keys are split between the cores: each shard groups its keys'
-// attempts on its own, in time order, and the shards' groups are then
-// numbered in the order they were opened, as one pass over the attempts
-// would number them.
 func (j *joins) joinAttempts() {
-	j.joinAttemptsIn(max(1, min(runtime.GOMAXPROCS(0), len(j.http)/minStretch)))
-}
-
-// joinAttemptsIn is joinAttempts over the given number of shards.
-func (j *joins) joinAttemptsIn(n int) {
 	byID := newSymIndex()
 	j.groupByCallID = byID
 	current := newSymIndex()
 	defer spill.Free(current)
-	shards := make([]attemptShard, n)
-	var wg sync.WaitGroup
-	for s := range shards {
-		wg.Go(func() { j.groupShard(&shards[s], s, len(shards), byID, current) })
+	j.groups = spill.Make[attemptGroup](0, len(j.http))
+	for _, i := range j.http {
+		e := &j.tl.Events[i]
+		switch {
+		case e.CallID != timeline.NoSym:
+			g, ok := byID.get(e.CallID)
+			if !ok {
+				g = j.newGroup(e)
+				byID.set(e.CallID, g)
+			}
+			j.addToGroup(g, i)
+			j.joinedByCallID++
+		case e.TaskID != timeline.NoSym && e.Attempt > 0:
+			g, ok := current.get(e.TaskID)
+			if !ok || e.Attempt == 1 || e.Attempt <= j.tl.Events[j.groups[g].last].Attempt {
+				g = j.newGroup(e)
+				current.set(e.TaskID, g)
+			}
+			j.addToGroup(g, i)
+			j.joinedByTaskAttempt++
+		}
 	}
-	wg.Wait()
-	for s := range shards {
-		j.joinedByCallID += shards[s].byCallID
-		j.joinedByTaskAttempt += shards[s].byTaskAttempt
-	}
-	j.groups = j.numberGroups(shards, byID)
 	total := int64(len(j.http))
 	switch {
 	case total == 0:
@@ -211,110 +209,13 @@ func (j *joins) warnJoinCoverage() {
 		pct(float64(total-j.joinedAttempts())/float64(total)), count(total), where)
 }
 
-// attemptShard is the grouping of the attempts whose keys fall to one
-// shard: groups numbered within it, and the attempt that opened each.
-type attemptShard struct {
-	groups                  []attemptGroup
-	openedBy                []int32
-	byCallID, byTaskAttempt int64
+func (j *joins) newGroup(e *timeline.Event) int {
+	j.groups = append(j.groups, attemptGroup{task: e.TaskID, class: e.Class, callEvent: -1})
+	return len(j.groups) - 1
 }
 
-// groupShard groups the attempts whose key falls to shard s of n; byID
-// and current are shared, each key's slot written by its own shard only.
-func (j *joins) groupShard(sh *attemptShard, s, n int, byID, current symIndex) {
-	// Any shard may hold every group (one key); capacity never written
-	// costs no memory.
-	sh.groups = spill.Make[attemptGroup](0, len(j.http))
-	sh.openedBy = spill.Make[int32](0, len(j.http))
-	newGroup := func(i int32, e *timeline.Event) int {
-		sh.groups = append(sh.groups, attemptGroup{task: e.TaskID, class: e.Class, callEvent: -1})
-		sh.openedBy = append(sh.openedBy, i)
-		return len(sh.groups) - 1
-	}
-	for _, i := range j.http {
-		e := &j.tl.Events[i]
-		switch {
-		case e.CallID != timeline.NoSym:
-			if int(e.CallID)%n != s {
-				continue
-			}
-			g, ok := byID.get(e.CallID)
-			if !ok {
-				g = newGroup(i, e)
-				byID.set(e.CallID, g)
-			}
-			j.addToGroup(sh.groups, g, i)
-			sh.byCallID++
-		case e.TaskID != timeline.NoSym && e.Attempt > 0:
-			if int(e.TaskID)%n != s {
-				continue
-			}
-			g, ok := current.get(e.TaskID)
-			if !ok || e.Attempt == 1 || e.Attempt <= j.tl.Events[sh.groups[g].last].Attempt {
-				g = newGroup(i, e)
-				current.set(e.TaskID, g)
-			}
-			j.addToGroup(sh.groups, g, i)
-			sh.byTaskAttempt++
-		}
-	}
-}
-
-// numberGroups lays the shards' groups out in the order their first
-// attempts opened them, renumbering groupOf and the call ids' index.
-func (j *joins) numberGroups(shards []attemptShard, byID symIndex) []attemptGroup {
-	if len(shards) == 1 {
-		spill.Free(shards[0].openedBy)
-		return shards[0].groups
-	}
-	defer func() {
-		for s := range shards {
-			spill.Free(shards[s].groups)
-			spill.Free(shards[s].openedBy)
-		}
-	}()
-	total := 0
-	for s := range shards {
-		total += len(shards[s].groups)
-	}
-	groups := spill.Make[attemptGroup](0, total)
-	// Each shard opened its groups in time order: merge the runs.
-	next := make([]int, len(shards))
-	renumber := make([][]int32, len(shards))
-	for s := range shards {
-		renumber[s] = make([]int32, len(shards[s].groups))
-	}
-	for len(groups) < total {
-		pick := -1
-		for s := range shards {
-			if next[s] < len(shards[s].groups) && (pick < 0 || shards[s].openedBy[next[s]] < shards[pick].openedBy[next[pick]]) {
-				pick = s
-			}
-		}
-		renumber[pick][next[pick]] = int32(len(groups))
-		groups = append(groups, shards[pick].groups[next[pick]])
-		next[pick]++
-	}
-	var wg sync.WaitGroup
-	for s := range shards {
-		wg.Go(func() {
-			for local, g := range shards[s].groups {
-				global := renumber[s][local]
-				for i := g.first; i >= 0; i = j.nextAttempt[i] {
-					j.groupOf[i] = global
-				}
-				if e := &j.tl.Events[shards[s].openedBy[local]]; e.CallID != timeline.NoSym {
-					byID.set(e.CallID, int(global))
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return groups
-}
-
-func (j *joins) addToGroup(groups []attemptGroup, g int, i int32) {
-	gr := &groups[g]
+func (j *joins) addToGroup(g int, i int32) {
+	gr := &j.groups[g]
 	switch {
 	case gr.n == 0:
 		gr.first = i
