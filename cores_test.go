@@ -12,9 +12,8 @@ import (
 )
 
 // TestCoresGiveTheSameResult analyses an incident large enough that the
-// accumulators split their events into stretches, and the joins their
-// keys into shards, on one core and on several: the result is the same,
-// byte for byte.
+// accumulators split their events into stretches and the sort its keys,
+// on one core and on several: the result is the same, byte for byte.
 func TestCoresGiveTheSameResult(t *testing.T) {
 	sc, err := simulate.LoadScenario("testdata/scenarios/seed-incident.json")
 	if err != nil {
