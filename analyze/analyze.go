@@ -52,7 +52,7 @@ func Run(tl *timeline.Timeline, opt Options) *Result {
 	var clientsDone sync.WaitGroup
 	counted := counts.observers(tl)
 	startClients := func(tl *timeline.Timeline) {
-		clientsDone.Go(func() {
+		goOrNow(&clientsDone, func() {
 			// Clients read no times, so the aligned copy gives the same.
 			res.Clients, res.ClientsBound = clients(tl, counted)
 		})
@@ -71,14 +71,14 @@ func Run(tl *timeline.Timeline, opt Options) *Result {
 	}
 	clockWarned := clockWarnings(res.Clocks)
 	res.Clocks, res.ClocksBound = foldClocks(res.Clocks)
-	wg.Go(func() {
+	goOrNow(&wg, func() {
 		res.Series = accumulate(tl, func() *seriesCounts { return newSeriesCounts(res.Window) }).finalize()
 	})
 	j := buildJoinsWith(tl, counts)
 	reconciled, amplified := *j, *j
 	reconciled.warnings, amplified.warnings = nil, nil
-	wg.Go(func() { res.Reconcile = reconcile(&reconciled) })
-	wg.Go(func() { res.Amplification = amplify(&amplified) })
+	goOrNow(&wg, func() { res.Reconcile = reconcile(&reconciled) })
+	goOrNow(&wg, func() { res.Amplification = amplify(&amplified) })
 	waved := *j
 	waved.warnings = nil
 	res.Waves = findWaves(&waved, opt, true)

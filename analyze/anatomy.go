@@ -136,7 +136,7 @@ func describeAnatomy(j *joins, w *Waves) {
 	// Each reads the attempts and the spans alone: one pass apiece, at
 	// once.
 	var wg sync.WaitGroup
-	wg.Go(func() {
+	goOrNow(&wg, func() {
 		w.BucketEmptyAfter, w.BucketEmptyFor, w.BucketRefill, w.BucketResolution = bucketTimes(j, spans)
 	})
 	w.Interactive = interactiveImpact(j, spans)

@@ -713,7 +713,7 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 	// the series is searched.
 	var delays sync.WaitGroup
 	var measured []DelayStats
-	delays.Go(func() { measured = measureDelays(j) })
+	goOrNow(&delays, func() { measured = measureDelays(j) })
 	if len(s.times) < 2 {
 		delays.Wait()
 		w.Delays = measured

@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+
+	"github.com/stampede/stampede/spill"
 )
 
 // minParallelSort is the fewest keys worth splitting between cores.
@@ -12,9 +14,15 @@ const minParallelSort = 1 << 16
 // sortParallel sorts keys, whose order cmp makes total (no two keys
 // equal), on every core and in place: a partition around a sampled median
 // splits the keys, and each side is sorted on a core of its own. With a
-// total order the result is the one slices.SortFunc gives.
+// total order the result is the one slices.SortFunc gives. Keys in the
+// spill are sorted on one core: the watchdog that holds the resident set
+// needs a free one to look.
 func sortParallel[K any](keys []K, cmp func(a, b K) int) {
-	sortOn(keys, cmp, runtime.GOMAXPROCS(0))
+	workers := runtime.GOMAXPROCS(0)
+	if _, spilling := spill.Current(); spilling {
+		workers = 1
+	}
+	sortOn(keys, cmp, workers)
 }
 
 func sortOn[K any](keys []K, cmp func(a, b K) int, workers int) {
