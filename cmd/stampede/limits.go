@@ -37,7 +37,7 @@ type limitFlags struct {
 }
 
 func (l *limitFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&l.maxMemory, "max-memory", "", "hold the resident set near this size, e.g. 512MiB or 4GiB, by spilling the events to a temporary file; stop with an error (exit 2) if the heap alone grows past it (default: no limit; a spill starts anyway when the inputs look larger than half the memory available: the least of MemAvailable, the cgroup's limit less its usage, and GOMEMLIMIT)")
+	cmd.Flags().StringVar(&l.maxMemory, "max-memory", "", "hold the resident set near this size, e.g. 512MiB or 4GiB, by spilling the events to a temporary file; stop with an error (exit 2) if the heap alone grows past it (default: a spill starts anyway when the inputs look larger than 1.25 GiB, or than half the memory available: the least of MemAvailable, the cgroup's limit less its usage, and GOMEMLIMIT)")
 	cmd.Flags().StringVar(&l.spillDir, "spill-dir", "", "directory for the spill file (default: $TMPDIR or /tmp); it needs free space of about 1.5 times the uncompressed input")
 	cmd.Flags().DurationVar(&l.timeout, "timeout", 0, "stop with an error (exit 2) when the run takes longer, e.g. 90s or 10m (default: no limit)")
 }
@@ -138,9 +138,9 @@ func (l *limitFlags) run(cmd *cobra.Command, inputs []string, work, write func(c
 const spillShare = 0.6
 
 // startSpill turns the spill on when the run has a memory budget, or when
-// its inputs look larger than half the memory the run has available (see
-// autoSpill), so that a log larger than memory is analysed rather than
-// killed.
+// its inputs look larger than defaultWorkingSet or half the memory the run
+// has available (see autoSpill), so that a log larger than memory is
+// analysed rather than killed.
 func (l *limitFlags) startSpill(limit int64, inputs []string, stderr io.Writer) (stop func(), err error) {
 	if limit == 0 {
 		return l.autoSpill(inputs, stderr), nil
