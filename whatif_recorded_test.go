@@ -292,17 +292,6 @@ var whatIfKnownMisses = map[string]string{
 	// replay finishes 30 to 38, and 33 with the harness's own limiter
 	// settings given, so the limiter fit is not the cause.
 	"whatif/anthropic-ra2-full12/tasks done": "33 predicted (seeds 30 to 38), 28 real",
-	// bedrock-ra3-pct10-15's waves arrive over most of a second (the
-	// client opens an HTTP/2 connection per request), so the admissions
-	// of a wave's first second include a second of refill: the bucket
-	// measures 9,000 tokens of 7,000, and the limiter fit, compensating,
-	// lands on a 20% charge with a 2,925-token debt (the harness: 10% and
-	// 7,000). With the harness's settings given, the replay predicts 1,001
-	// requests, a drain of 173.4 s and 1.9% of interactive attempts
-	// throttled against the real 997, 173.0 s and 0.8%.
-	"whatif/bedrock-ra3-full15-cap3-conc6/requests":              "1,134 predicted, 997 real: the limiter fitted as 20% and 2,925 tokens",
-	"whatif/bedrock-ra3-full15-cap3-conc6/drain":                 "194.4 s predicted, 173.0 s real: the limiter fitted as 20% and 2,925 tokens",
-	"whatif/bedrock-ra3-full15-cap3-conc6/interactive throttled": "13.5% predicted, 0.8% real: the limiter fitted as 20% and 2,925 tokens",
 	// Nine tasks of 300 finished in the real jitter + cap re-run of
 	// bedrock-ra2-fixed10, seven or eight in the replays (eight with the
 	// harness's limiter given): two tasks are 22% of nine.

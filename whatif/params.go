@@ -118,9 +118,9 @@ func capWord(n int) string {
 
 // Measure reads the parameters off an analysis of the incident's logs and
 // its timeline. Token sizes and the quota come from given when set; the
-// bucket is otherwise measured in tasks (admissions at a wave's start give
-// its size, admissions over the rest of the wave its spare refill) and
-// converted at assumed token sizes.
+// bucket is otherwise measured in tasks (admissions at a wave's start, less
+// what refilled while they arrived, give its size, admissions over the rest
+// of the wave its spare refill) and converted at assumed token sizes.
 func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, error) {
 	if res == nil || tl == nil {
 		return Params{}, fmt.Errorf("what-if: no analysis to measure from")
@@ -304,7 +304,7 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 	}
 
 	// The bucket: given in tokens, or measured in tasks.
-	capTasks, spare := measureBucket(batch, res, float64(sc.SDK.RetryAfterS))
+	bursts, spare := measureBucket(batch, res, float64(sc.SDK.RetryAfterS))
 	sc.Batch.Cost, sc.Interactive.Cost = given.TaskTokens, given.InteractiveTokens
 	src("task tokens", "given")
 	src("interactive tokens", "given")
@@ -340,7 +340,8 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 		sc.Bucket.Capacity = given.BucketTokens
 		src("bucket tokens", "given")
 	} else {
-		sc.Bucket.Capacity = math.Max(1, capTasks) * sc.Batch.Cost
+		_, refill := bucketTasks(sc)
+		sc.Bucket.Capacity = math.Max(1, bucketSize(bursts, refill)) * sc.Batch.Cost
 		src("bucket tokens", "measured")
 	}
 	sc.Bucket.Capacity = math.Max(sc.Bucket.Capacity, math.Max(sc.Batch.Cost, sc.Interactive.Cost))
@@ -567,18 +568,40 @@ func latencies(batch []*timeline.Event) (okMs, rejectMs float64) {
 	return quantile(ok, 0.5), quantile(rej, 0.5)
 }
 
-// measureBucket estimates the bucket in tasks from the waves: the admitted
-// batch attempts in a wave's first moments are the bucket's size, and those
-// admitted over the rest of the wave, while it was still being throttled,
-// are its spare refill. Waves the bucket never ran dry for are left out.
-// Without waves the spare refill is the admitted rate over the throttled
-// span.
-func measureBucket(batch []*timeline.Event, res *analyze.Result, retryAfter float64) (capacity, sparePerS float64) {
-	burst := int64(time.Second)
-	if retryAfter > 0 {
-		burst = min(burst, int64(retryAfter*float64(time.Second)/2))
+// burst is what a wave's first moments got from a bucket it found full:
+// admitted batch attempts, the last spanS after the first.
+type burst struct {
+	admitted, spanS float64
+}
+
+// bucketSize is the bucket in tasks that the bursts show. A wave's
+// arrivals may spread over a second or more (a requeue jitter, stamps to
+// the second), and the bucket refills meanwhile: of what a burst admitted,
+// the batch's refill over its span (refillPerS, in tasks), to the nearest
+// whole task, came after the start. The most a burst found: a later wave
+// may arrive before the bucket has refilled (a limiter still paying a
+// debt back).
+func bucketSize(bursts []burst, refillPerS float64) float64 {
+	var size float64
+	for _, b := range bursts {
+		size = math.Max(size, b.admitted-math.Round(refillPerS*b.spanS))
 	}
-	var caps, rates []float64
+	return size
+}
+
+// measureBucket finds the bursts the bucket's size is measured from: the
+// admitted batch attempts in a wave's first moments; and its spare
+// refill: those admitted over the rest of the wave, while it was still
+// being throttled. Waves the bucket never ran dry for are left out.
+// Without waves the burst is what was admitted until a window after the
+// first throttle, and the spare refill the admitted rate over the
+// throttled span.
+func measureBucket(batch []*timeline.Event, res *analyze.Result, retryAfter float64) (bursts []burst, sparePerS float64) {
+	window := int64(time.Second)
+	if retryAfter > 0 {
+		window = min(window, int64(retryAfter*float64(time.Second)/2))
+	}
+	var rates []float64
 	waves := res.Waves.Waves
 	for i, w := range waves {
 		// A wave's start is that of its first bin of call starts, which
@@ -594,49 +617,51 @@ func measureBucket(batch []*timeline.Event, res *analyze.Result, retryAfter floa
 			t1 = waves[i+1].Start.UnixNano() - int64(math.Max(waves[i+1].Width, 0.5)*1e9)
 		}
 		var first, rest, throttledLate int64
-		last := t0
+		last, firstOK, lastOK := t0, int64(-1), int64(-1)
 		for _, e := range batch {
 			if e.Start < t0 || e.Start >= t1 {
 				continue
 			}
 			last = max(last, e.Start)
 			switch {
-			case e.Outcome == timeline.OutcomeOK && e.Start < t0+burst:
+			case e.Outcome == timeline.OutcomeOK && e.Start < t0+window:
 				first++
+				if firstOK < 0 {
+					firstOK = e.Start
+				}
+				lastOK = e.Start
 			case e.Outcome == timeline.OutcomeOK:
 				rest++
-			case e.Outcome == timeline.OutcomeThrottled && e.Start >= t0+burst:
+			case e.Outcome == timeline.OutcomeThrottled && e.Start >= t0+window:
 				throttledLate++
 			}
 		}
 		if first == 0 || throttledLate == 0 {
 			continue
 		}
-		caps = append(caps, float64(first))
-		if span := float64(last-t0-burst) / 1e9; span > 0 {
+		bursts = append(bursts, burst{float64(first), float64(lastOK-firstOK) / 1e9})
+		if span := float64(last-t0-window) / 1e9; span > 0 {
 			rates = append(rates, float64(rest)/span)
 		}
 	}
-	if len(caps) > 0 && len(rates) > 0 {
-		// The most a wave found: a later wave may arrive before the
-		// bucket has refilled (a limiter still paying a debt back).
-		return slices.Max(caps), quantile(rates, 0.5)
+	if len(bursts) > 0 && len(rates) > 0 {
+		return bursts, quantile(rates, 0.5)
 	}
 	// No usable waves: the admitted rate from the first throttle to the last.
 	firstT, lastT, throttled := throttledSpan(batch)
 	if !throttled {
-		return 0, 0
+		return nil, 0
 	}
 	var ok, okFirst int64
 	for _, e := range batch {
 		if e.Outcome == timeline.OutcomeOK && e.Start >= firstT && e.Start <= lastT {
 			ok++
 		}
-		if e.Outcome == timeline.OutcomeOK && e.Start < firstT+burst {
+		if e.Outcome == timeline.OutcomeOK && e.Start < firstT+window {
 			okFirst++
 		}
 	}
-	return float64(okFirst), float64(ok) / (float64(lastT-firstT) / 1e9)
+	return []burst{{admitted: float64(okFirst)}}, float64(ok) / (float64(lastT-firstT) / 1e9)
 }
 
 // sanitizeAgent keeps a User-Agent the simulator can write into a log line.
