@@ -369,20 +369,10 @@ func (s *seriesCounts) finalize() Series {
 		}
 		if len(d) > 0 {
 			slices.Sort(d)
-			s.inter[k].LatencyP50, s.inter[k].LatencyP95 = sortedQuantile(d, 0.5), sortedQuantile(d, 0.95)
+			s.inter[k].LatencyP50, s.inter[k].LatencyP95 = percentileSorted(d, 0.5), percentileSorted(d, 0.95)
 			s.inter[k].Calls = len(d)
 		}
 	}
 	out.Interactive = s.inter
 	return out
-}
-
-// sortedQuantile is the q-quantile of sorted, by linear interpolation.
-func sortedQuantile(sorted []float64, q float64) float64 {
-	pos := q * float64(len(sorted)-1)
-	lo := int(pos)
-	if lo+1 >= len(sorted) {
-		return sorted[len(sorted)-1]
-	}
-	return sorted[lo] + (pos-float64(lo))*(sorted[lo+1]-sorted[lo])
 }
