@@ -601,6 +601,71 @@ func TestPairPhase(t *testing.T) {
 	}
 }
 
+// TestSizeGroupPeriod pins when a train of bursts evenly spaced by a comb
+// is waves of k attempts each, told apart only by the steps in their sizes.
+func TestSizeGroupPeriod(t *testing.T) {
+	// train places bursts lag apart, a requeue gap of boundary after every
+	// k, and one more burst at straggler seconds past the last when set.
+	train := func(lag, boundary float64, k int, straggler float64, sizes ...int64) ([]float64, []Wave) {
+		var centres []float64
+		var waves []Wave
+		t := 0.0
+		for i, s := range sizes {
+			if i > 0 {
+				if i%k == 0 {
+					t += boundary
+				} else {
+					t += lag
+				}
+			}
+			centres = append(centres, t*1e9)
+			waves = append(waves, Wave{Size: s})
+		}
+		if straggler > 0 {
+			centres = append(centres, (t+straggler)*1e9)
+			waves = append(waves, Wave{Size: 6})
+		}
+		return centres, waves
+	}
+	tests := []struct {
+		name      string
+		lag       float64
+		boundary  float64
+		k         int
+		straggler float64
+		sizes     []int64
+		want      float64 // 0: no grouping
+	}{
+		// Four attempts 5 s apart and a requeue of about 5 s: every burst
+		// is one lag from the next, and the 20 s waves show only in size.
+		{name: "every call throttled on all four attempts", lag: 5, boundary: 5, k: 4,
+			sizes: []int64{64, 63, 63, 62, 45, 44, 44, 44, 33, 33, 31, 31, 23, 24, 23, 23}, want: 20},
+		{name: "small steps, runs exactly alike", lag: 3.2, boundary: 3.2, k: 4,
+			sizes: []int64{45, 46, 45, 45, 38, 38, 38, 38, 31, 31, 31, 31, 26, 26, 26, 26}, want: 12.8},
+		{name: "three attempts, a longer requeue", lag: 5, boundary: 6, k: 3,
+			sizes: []int64{120, 119, 121, 80, 81, 80, 52, 53, 52, 30, 31, 30}, want: 16},
+		{name: "a straggler after the train", lag: 5, boundary: 6, k: 4, straggler: 44,
+			sizes: []int64{176, 176, 175, 176, 91, 92, 94, 91, 50, 48, 45, 47, 26, 23, 25, 24}, want: 21},
+		// A storm that decays the same at every burst has no runs, though
+		// its rounding makes some neighbours equal.
+		{name: "a smooth decay", lag: 18, boundary: 18, k: 1,
+			sizes: []int64{75, 67, 61, 57, 49, 47, 47, 38, 36, 34, 28, 27}},
+		{name: "runs within Poisson noise", lag: 5, boundary: 5, k: 4,
+			sizes: []int64{100, 91, 108, 96, 80, 72, 87, 77, 60, 70, 55, 66}},
+		{name: "two runs are too few", lag: 5, boundary: 5, k: 4,
+			sizes: []int64{64, 64, 64, 64, 40, 40, 40, 40}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			centres, waves := train(tc.lag, tc.boundary, tc.k, tc.straggler, tc.sizes...)
+			got, ok := sizeGroupPeriod(centres, waves, tc.lag, 0.1)
+			if ok != (tc.want > 0) || math.Abs(got-tc.want) > 0.05*max(tc.want, 1) {
+				t.Errorf("period %.2f (ok %v), want %v", got, ok, tc.want)
+			}
+		})
+	}
+}
+
 func TestGridChance(t *testing.T) {
 	at := func(s ...float64) []float64 {
 		out := make([]float64, len(s))

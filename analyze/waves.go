@@ -831,6 +831,9 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		// leave its hill below the comb's).
 		outer, ok := groupPeriod(centres, periodBins*seconds(bw), seconds(bw))
 		if !ok {
+			outer, ok = sizeGroupPeriod(centres, w.Waves, periodBins*seconds(bw), seconds(bw))
+		}
+		if !ok {
 			outer, ok = alternatingPeriod(centres, w.Waves, periodBins*seconds(bw), seconds(bw))
 		}
 		if ok {
@@ -1211,6 +1214,131 @@ func alternatingPeriod(centresNs []float64, waves []Wave, lag, binWidth float64)
 	}
 	return period, true
 }
+
+// sizeGroupPeriod finds k lags when bursts follow one another about lag
+// apart and their sizes come in runs of k alike, stepping between runs: a
+// retry comb of k attempts whose spacing fills the whole period, as when
+// the requeue delay is about the retry-after. A call throttled on every
+// attempt sends the same number of requests in each of its wave's
+// attempts, so only the steps between waves show where a wave begins. ok
+// is false unless the runs are too alike for independent counts, the
+// steps stand out of the runs' own variation, and at least three runs'
+// first bursts keep to one grid.
+func sizeGroupPeriod(centresNs []float64, waves []Wave, lag, binWidth float64) (float64, bool) {
+	tol := max(gridTolerance*lag, 1.5*binWidth)
+	if len(centresNs) != len(waves) {
+		return 0, false
+	}
+	// The train is the longest stretch of bursts about a lag apart; a late
+	// straggler or an early burst of other traffic stands outside it.
+	lo, hi := 0, 0
+	for a := 0; a < len(centresNs); {
+		b := a + 1
+		for b < len(centresNs) {
+			gap := (centresNs[b] - centresNs[b-1]) / 1e9
+			if gap < lag-tol || gap > 1.5*lag {
+				break
+			}
+			b++
+		}
+		if b-a > hi-lo {
+			lo, hi = a, b
+		}
+		a = b
+	}
+	centresNs, waves = centresNs[lo:hi], waves[lo:hi]
+	if len(centresNs) < 2*minRepeats {
+		return 0, false
+	}
+	bestK, bestPhase, bestRatio := 0, 0, 0.0
+	for k := 2; k <= maxCombAttempts; k++ {
+		if len(waves) < minRepeats*k {
+			break
+		}
+		for phase := range k {
+			ratio, ok := sizeRuns(centresNs, waves, k, phase, lag, tol)
+			if ok && ratio > bestRatio {
+				bestK, bestPhase, bestRatio = k, phase, ratio
+			}
+		}
+	}
+	if bestK == 0 {
+		return 0, false
+	}
+	var firsts []float64
+	for i := bestPhase; i < len(centresNs); i += bestK {
+		firsts = append(firsts, centresNs[i])
+	}
+	// The requeue need not be the comb's spacing, so the runs' own mean
+	// spacing, not k lags, seeds the grid.
+	guess := (firsts[len(firsts)-1] - firsts[0]) / 1e9 / float64(len(firsts)-1)
+	period, on, _ := refinePeriodGrid(guess, binWidth, firsts)
+	if on < minRepeats {
+		return 0, false
+	}
+	return period, true
+}
+
+// sizeRuns tests runs of k bursts starting at phase: within a run the
+// bursts must be lag apart and alike in size, between runs the gap may be
+// longer (the requeue is not exactly the comb's spacing) and the sizes
+// step. It returns how many times the mean step exceeds the mean change
+// within a run.
+func sizeRuns(centresNs []float64, waves []Wave, k, phase int, lag, tol float64) (float64, bool) {
+	var within float64
+	var steps []float64
+	var nWithin, loud int
+	var alike float64 // log-probability of runs this alike by chance
+	for i := range len(waves) - 1 {
+		gap := (centresNs[i+1] - centresNs[i]) / 1e9
+		a, b := waves[i].Size, waves[i+1].Size
+		d := math.Abs(float64(a - b))
+		if (i+1-phase)%k == 0 {
+			// The requeue may be longer than the comb's spacing; only
+			// the retries inside a wave keep to it.
+			if gap < lag-tol || gap > 1.5*lag {
+				return 0, false
+			}
+			steps = append(steps, d)
+			continue
+		}
+		if math.Abs(gap-lag) > tol {
+			return 0, false
+		}
+		within += d
+		nWithin++
+		alike += math.Log(probAsAlike(a, b))
+		if d > 3*math.Sqrt(max(1, float64(a+b))) {
+			loud++
+		}
+	}
+	if len(steps) < minRepeats-1 || nWithin == 0 || 10*loud > nWithin {
+		return 0, false
+	}
+	// The median step, not the mean: runs of half the true length step at
+	// every other boundary, and their mean step is still large.
+	sort.Float64s(steps)
+	step := percentileSorted(steps, 0.5)
+	meanWithin := within / float64(nWithin)
+	if step < minStep || step <= minStepRatio*meanWithin || alike >= math.Log(maxAlikeChance) {
+		return 0, false
+	}
+	return step / max(meanWithin, 0.5), true
+}
+
+// minStepRatio is how many times the mean change within a run the mean
+// step between runs must be. A storm that merely decays changes by about
+// as much at every burst, so its runs of three differ three times more
+// across than within only by where the rounding falls.
+const minStepRatio = 5.0
+
+// minStep is the least mean step between runs, in requests: runs that
+// step by less are a storm too small to tell from rounding.
+const minStep = 2.0
+
+// maxCombAttempts is the most attempts per call sizeGroupPeriod looks
+// for: SDK retry budgets run to five attempts, botocore's legacy mode's.
+const maxCombAttempts = 6
 
 // pairPhase says whether consecutive bursts pair up, and which burst
 // starts a pair. A wave's retries are its failed calls again, so the two
