@@ -2214,8 +2214,11 @@ const (
 	maxGridChance = 0.05
 	// gridACFShare is how far under its threshold the ACF of a series
 	// whose bursts all keep to one grid may fall, and minGridOnly how
-	// many such bursts it takes.
-	gridACFShare = 0.8
+	// many such bursts it takes. Four waves stamped to the whole second
+	// and decaying by half each time leave the ACF at 0.7-0.8 of its
+	// threshold; no aperiodic trace of 10,240 scored reached the period
+	// by this evidence at 0.6 or 0.7.
+	gridACFShare = 0.7
 	minGridOnly  = 4
 )
 
