@@ -279,19 +279,23 @@ func (w whatIfFigure) err(pred, real float64) float64 {
 // reason. The test fails when one starts to pass, so the list cannot go
 // stale.
 var whatIfKnownMisses = map[string]string{
-	// The last waves of a storm are a handful of tasks, and whether one
-	// more wave comes is the job runner's give-up draw: the replays' seeds
-	// make 7 to 9 waves (openai, anthropic, botocore) and 10 to 12
-	// (openai-ra1), the recording made one of those counts, and the
-	// median is another.
-	"openai-ra2-fixed10/as measured/waves":    "seeds make 9 9 8 9 8 waves; the recording made 8",
-	"anthropic-ra2-fixed12/as measured/waves": "seeds make 9 9 8 9 8 waves; the recording made 8",
-	"openai-ra1-fixed5/as measured/waves":     "seeds make 12 12 10 11 12 waves; the recording made 10",
-	"boto-standard-fixed10/as measured/waves": "seeds make 8 8 7 7 7 waves; the recording made 8",
-	// Full jitter on anthropic-ra2-fixed12 finished 28 of 300 tasks; the
-	// replay finishes 30 to 38, and 33 with the harness's own limiter
-	// settings given, so the limiter fit is not the cause.
-	"whatif/anthropic-ra2-full12/tasks done": "33 predicted (seeds 30 to 38), 28 real",
+	// Whether a storm's last few tasks make one more wave is the job
+	// runner's give-up draw and the size of the last wave, which the
+	// analysis counts only above a handful of calls: over 21 seeds the
+	// replay makes 8 waves in 10 and 7 in 11, a coin toss that the
+	// median settles one way and the recording the other.
+	"boto-standard-fixed10/as measured/waves": "seeds make 8 waves in 10 of 21, 7 in 11; the recording made 8",
+	// The seed-42 re-run finished 28 tasks; the same re-run recorded
+	// with the job runner's seeds 43 and 44 finished 31 and 33, so two
+	// real runs of one policy differ by more than the target allows.
+	"whatif/anthropic-ra2-full12/tasks done": "32 predicted (seeds 30 to 38), 28 real (31 and 33 with other runner seeds)",
+	// With the harness's own limiter (10% charge, 7000-token debt), which
+	// the fit now finds, full jitter throttles 82.6 to 85.9% of the
+	// interactive attempts where these re-runs throttled 86.7 and 86.0%;
+	// the anthropic re-run's repeats throttled 84.2 and 83.8%. The fit's
+	// former 8925-token debt met the target by overstating the debt.
+	"openai-ra2-full10/interactive throttled":           "84.0% predicted (seeds 82.6 to 85.9%), 86.7% real",
+	"whatif/anthropic-ra2-full12/interactive throttled": "83.4% predicted (seeds 82.6 to 84.8%), 86.0% real (84.2 and 83.8% with other runner seeds)",
 	// Nine tasks of 300 finished in the real jitter + cap re-run of
 	// bedrock-ra2-fixed10, seven or eight in the replays (eight with the
 	// harness's limiter given): two tasks are 22% of nine.
@@ -341,7 +345,7 @@ func measureIncident(t *testing.T, name string, seeds int, table *strings.Builde
 	// The waves of each seed's replay, to show the spread the median
 	// comes from.
 	var perSeed []string
-	for i := range seeds {
+	for i := range max(seeds, whatif.WaveSeeds) {
 		m, err := whatif.Replay(whatif.Prepare(p.Scenario, whatif.Horizon(p), p.Scenario.Seed+uint64(i)), p.TraceDurationS)
 		if err != nil {
 			t.Fatal(err)
