@@ -337,10 +337,9 @@ func Run(p Params, opt Options) (*analyze.WhatIf, error) {
 // WaveSeeds is how many seeds the "as measured" row's wave count is the
 // median of, however many the rows run. Whether a storm's last few tasks
 // make one more wave is the job runner's give-up draw: over 40 seeds the
-// recorded incidents' replays make one count 55 to 95% of the time and
-// the next one otherwise, so the median of five seeds lands on the rarer
-// count up to one time in four, while that of 21 comes out at the more
-// frequent one.
+// recorded incidents' replays make their most frequent count in 48 to 95%
+// of them, so the median of five seeds lands on a rarer count up to one
+// time in four; over 21 that takes a count nearly as frequent.
 const WaveSeeds = 21
 
 // validate compares the "as measured" replay with the trace: requests in
