@@ -42,6 +42,8 @@ var whatIfPairs = []struct {
 	// 44 (its give-up and jitter draws), every one that was recorded: how
 	// far one real run of a policy strays from another is what no
 	// prediction can be held closer to.
+	{"openai-ra2-fixed10", "whatif/openai-ra2-full10-s43", whatif.RowJitter},
+	{"openai-ra2-fixed10", "whatif/openai-ra2-full10-s44", whatif.RowJitter},
 	{"anthropic-ra2-fixed12", "whatif/anthropic-ra2-full12-s43", whatif.RowJitter},
 	{"anthropic-ra2-fixed12", "whatif/anthropic-ra2-full12-s44", whatif.RowJitter},
 	{"openai-ra3-pct10-15", "whatif/openai-ra3-full15-s43", whatif.RowJitter},
@@ -308,9 +310,10 @@ var whatIfKnownMisses = map[string]string{
 	// With the harness's own limiter (10% charge, 7000-token debt), which
 	// the fit now finds, full jitter throttles 82.6 to 85.9% of the
 	// interactive attempts where these re-runs throttled 86.7 and 86.0%;
-	// the anthropic re-run's repeats throttled 84.2 and 83.8%. The fit's
-	// former 8925-token debt met the target by overstating the debt.
-	"openai-ra2-full10/interactive throttled":           "84.0% predicted (seeds 82.6 to 85.9%), 86.7% real",
+	// recorded again at other runner seeds they throttled 84.6 and 82.9%
+	// (openai) and 84.2 and 83.8% (anthropic), all within the target. The
+	// fit's former 8925-token debt met it by overstating the debt.
+	"openai-ra2-full10/interactive throttled":           "84.0% predicted (seeds 82.6 to 85.9%), 86.7% real (84.6 and 82.9% with other runner seeds)",
 	"whatif/anthropic-ra2-full12/interactive throttled": "83.4% predicted (seeds 82.6 to 84.8%), 86.0% real (84.2 and 83.8% with other runner seeds)",
 	// The jitter + cap re-run of bedrock-ra2-fixed10 finished 9, 8 and 11
 	// tasks of 300 at the job runner's seeds 42, 43 and 44; the replays
