@@ -38,6 +38,24 @@ var whatIfPairs = []struct {
 	{"openai-ra1-fixed5", "whatif/openai-ra1-full5-cap3", whatif.RowCap},
 	{"openai-ra3-pct10-15", "whatif/openai-ra3-full15", whatif.RowJitter},
 	{"bedrock-ra3-pct10-15", "whatif/bedrock-ra3-full15-cap3-conc6", whatif.RowLimit},
+	// The same re-runs recorded again with the job runner's seeds 43 and
+	// 44 (its give-up and jitter draws), every one that was recorded: how
+	// far one real run of a policy strays from another is what no
+	// prediction can be held closer to.
+	{"openai-ra2-fixed10", "whatif/openai-ra2-full10-s43", whatif.RowJitter},
+	{"openai-ra2-fixed10", "whatif/openai-ra2-full10-s44", whatif.RowJitter},
+	{"anthropic-ra2-fixed12", "whatif/anthropic-ra2-full12-s43", whatif.RowJitter},
+	{"anthropic-ra2-fixed12", "whatif/anthropic-ra2-full12-s44", whatif.RowJitter},
+	{"openai-ra3-pct10-15", "whatif/openai-ra3-full15-s43", whatif.RowJitter},
+	{"openai-ra3-pct10-15", "whatif/openai-ra3-full15-s44", whatif.RowJitter},
+	{"bedrock-ra2-fixed10", "whatif/bedrock-ra2-full10-cap3-s43", whatif.RowCap},
+	{"bedrock-ra2-fixed10", "whatif/bedrock-ra2-full10-cap3-s44", whatif.RowCap},
+}
+
+// whatIfRepeats are incidents recorded again with other job-runner seeds:
+// the as-measured row must find their waves and period too.
+var whatIfRepeats = []string{
+	"whatif/openai-ra1-fixed5-s43", "whatif/openai-ra1-fixed5-s44", "whatif/openai-ra2-fixed10-s43",
 }
 
 // rerunTruth is the part of a re-run's truth.json the comparison uses.
@@ -279,27 +297,54 @@ func (w whatIfFigure) err(pred, real float64) float64 {
 // reason. The test fails when one starts to pass, so the list cannot go
 // stale.
 var whatIfKnownMisses = map[string]string{
-	// The last waves of a storm are a handful of tasks, and whether one
-	// more wave comes is the job runner's give-up draw: the replays' seeds
-	// make 7 to 9 waves (openai, anthropic, botocore) and 10 to 12
-	// (openai-ra1), the recording made one of those counts, and the
-	// median is another.
-	"openai-ra2-fixed10/as measured/waves":    "seeds make 9 9 8 9 8 waves; the recording made 8",
-	"anthropic-ra2-fixed12/as measured/waves": "seeds make 9 9 8 9 8 waves; the recording made 8",
-	"openai-ra1-fixed5/as measured/waves":     "seeds make 12 12 10 11 12 waves; the recording made 10",
-	"boto-standard-fixed10/as measured/waves": "seeds make 8 8 7 7 7 waves; the recording made 8",
-	// Full jitter on anthropic-ra2-fixed12 finished 28 of 300 tasks; the
-	// replay finishes 30 to 38, and 33 with the harness's own limiter
-	// settings given, so the limiter fit is not the cause.
-	"whatif/anthropic-ra2-full12/tasks done": "33 predicted (seeds 30 to 38), 28 real",
-	// Nine tasks of 300 finished in the real jitter + cap re-run of
-	// bedrock-ra2-fixed10, seven or eight in the replays (eight with the
-	// harness's limiter given): two tasks are 22% of nine.
-	"whatif/bedrock-ra2-full10-cap3/tasks done": "7 predicted (seeds 7 to 8), 9 real",
+	// Whether a storm's last few tasks make one more wave is the job
+	// runner's give-up draw and the size of the last wave, which the
+	// analysis counts only above a handful of calls: over 21 seeds the
+	// replay makes 8 waves in 10 and 7 in 11, a coin toss that the
+	// median settles one way and the recording the other.
+	"boto-standard-fixed10/as measured/waves": "seeds make 8 waves in 10 of 21, 7 in 11; the recording made 8",
+	// The seed-42 re-run finished 28 tasks; the same re-run recorded
+	// with the job runner's seeds 43 and 44 finished 31 and 33, so two
+	// real runs of one policy differ by more than the target allows.
+	"whatif/anthropic-ra2-full12/tasks done": "32 predicted (seeds 30 to 38), 28 real (31 and 33 with other runner seeds, which meet the target)",
+	// With the harness's own limiter (10% charge, 7000-token debt), which
+	// the fit now finds, full jitter throttles 82.6 to 85.9% of the
+	// interactive attempts where these re-runs throttled 86.7 and 86.0%;
+	// recorded again at other runner seeds they throttled 84.6 and 82.9%
+	// (openai) and 84.2 and 83.8% (anthropic), all within the target. The
+	// fit's former 8925-token debt met it by overstating the debt.
+	"openai-ra2-full10/interactive throttled":           "84.0% predicted (seeds 82.6 to 85.9%), 86.7% real (84.6 and 82.9% with other runner seeds)",
+	"whatif/anthropic-ra2-full12/interactive throttled": "83.4% predicted (seeds 82.6 to 84.8%), 86.0% real (84.2 and 83.8% with other runner seeds)",
+	// The jitter + cap re-run of bedrock-ra2-fixed10 finished 9, 8 and 11
+	// tasks of 300 at the job runner's seeds 42, 43 and 44; the replays
+	// finish 7 on every seed with the fitted limiter, which charges a
+	// rejection 20% where the endpoint charged 10%, and 7 to 9 (median 8)
+	// with the endpoint's given. All three above the replays is a bias,
+	// of two tasks in nine, mostly the fit's. The real drain is late too
+	// (21.4, 22.1, 23.3 s against 19.7): the AWS SDK's client took 0.3 s
+	// (seed 42) and 1.1 s (43, 44, recorded while other jobs shared the
+	// machine's two cores) to fail the first wave's one-attempt calls,
+	// which the replay fails at once, and the last task's first call is
+	// one of those.
+	"whatif/bedrock-ra2-full10-cap3/tasks done":     "7 predicted (seeds 7 to 7), 9 real",
+	"whatif/bedrock-ra2-full10-cap3-s43/tasks done": "7 predicted (seeds 7 to 7), 8 real",
+	"whatif/bedrock-ra2-full10-cap3-s44/tasks done": "7 predicted (seeds 7 to 7), 11 real",
+	"whatif/bedrock-ra2-full10-cap3-s43/drain":      "19.7 s predicted (seeds 19.0 to 21.9 s), 22.1 s real",
+	"whatif/bedrock-ra2-full10-cap3-s44/drain":      "19.7 s predicted (seeds 19.0 to 21.9 s), 23.3 s real",
+	// 77.1% predicted (seeds 76.0 to 79.5%) against 76.6, 75.5 and 74.5%
+	// in the three re-runs: the last one's is 2.6 points off.
+	"whatif/bedrock-ra2-full10-cap3-s44/interactive throttled": "77.1% predicted (seeds 76.0 to 79.5%), 74.5% real",
 	// Under full jitter the drain is when the last few tasks, requeued
 	// after U(0, 15 s) each, come back: the seeds end 98 to 121 s after
-	// submit, and the real run's 112.7 s is among them.
-	"whatif/openai-ra3-full15/drain": "101.1 s predicted (seeds 98.3 to 120.5 s), 112.7 s real",
+	// submit; the three re-runs ended at 112.7, 100.6 and 94.9 s, so the
+	// first is the long one, and the other two meet the target.
+	"whatif/openai-ra3-full15/drain": "101.1 s predicted (seeds 98.3 to 120.5 s), 112.7 s real (100.6 and 94.9 s with other runner seeds)",
+	// Tasks done under full jitter is the job runner's draws: 40, 42 and
+	// 39 in the three re-runs, 38 to 51 over the replays' seeds, whose
+	// median of 44 is 12.8% above the third. The third also throttled
+	// the most interactive attempts (83.5%, against 81.6 and 81.7%).
+	"whatif/openai-ra3-full15-s44/tasks done":            "44 predicted (seeds 38 to 51), 39 real (40 and 42 with other runner seeds)",
+	"whatif/openai-ra3-full15-s44/interactive throttled": "80.3% predicted (seeds 78.0 to 81.4%), 83.5% real (81.6 and 81.7% with other runner seeds)",
 }
 
 // whatIfIncident is a recorded incident as whatif measured it.
@@ -341,7 +386,7 @@ func measureIncident(t *testing.T, name string, seeds int, table *strings.Builde
 	// The waves of each seed's replay, to show the spread the median
 	// comes from.
 	var perSeed []string
-	for i := range seeds {
+	for i := range max(seeds, whatif.WaveSeeds) {
 		m, err := whatif.Replay(whatif.Prepare(p.Scenario, whatif.Horizon(p), p.Scenario.Seed+uint64(i)), p.TraceDurationS)
 		if err != nil {
 			t.Fatal(err)
@@ -444,6 +489,9 @@ func TestWhatIfAgainstRealRuns(t *testing.T) {
 			}
 		}
 		table.WriteString("\n")
+	}
+	for _, name := range whatIfRepeats {
+		incidents[name] = measureIncident(t, name, seeds, &table, missed)
 	}
 	t.Logf("predicted/real per re-run:\n%s", table.String())
 	for key, reason := range whatIfKnownMisses {

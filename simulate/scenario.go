@@ -50,7 +50,9 @@ import (
 //     the simulation ends); arrivals "even" (spaced 1/rate, each moved by up to
 //     ± jitter_ms) or "poisson".
 //   - batch: tasks all submitted at submit_s, spread uniformly over
-//     submit_window_s.
+//     submit_window_s. handle_ms > 0 makes the batch client handle its
+//     responses one at a time, handle_ms each, before a call sleeps,
+//     retries or ends.
 //   - sdk: the client library, used by batch calls and, unless interactive_sdk
 //     is given, by interactive calls too. retry_after_s is the integer
 //     retry-after the endpoint sends with every 429 to that client. retry_after_mode is "exact"
@@ -205,6 +207,11 @@ type BatchTraffic struct {
 	Route         string  `json:"route"`
 	// Concurrency, when set, bounds the batch's queue attempts in flight.
 	Concurrency *Concurrency `json:"concurrency,omitempty"`
+	// HandleMs is the time the batch client takes to handle one response
+	// before its call sleeps, retries or ends. The client handles them one
+	// at a time, as a single-threaded process does, so a burst of 429s is
+	// retried over a spread rather than all at once; 0 handles each at once.
+	HandleMs float64 `json:"handle_ms,omitempty"`
 }
 
 // SDKPolicy is the client library's retry policy.
@@ -395,7 +402,7 @@ func (sc *Scenario) Validate() error {
 		{"interactive.jitter_ms", sc.Interactive.JitterMs},
 		{"interactive.start_s", sc.Interactive.StartS}, {"interactive.end_s", sc.Interactive.EndS},
 		{"batch.cost", sc.Batch.Cost}, {"batch.submit_s", sc.Batch.SubmitS},
-		{"batch.submit_window_s", sc.Batch.SubmitWindowS},
+		{"batch.submit_window_s", sc.Batch.SubmitWindowS}, {"batch.handle_ms", sc.Batch.HandleMs},
 		{"runner.requeue_delay_s", sc.Runner.RequeueDelayS}, {"runner.survival", sc.Runner.Survival},
 		{"tail_s", sc.TailS}, {"end_s", sc.EndS},
 	} {
@@ -424,6 +431,8 @@ func (sc *Scenario) Validate() error {
 		return badField("batch.tasks", "%d: want 0 to 10000000", sc.Batch.Tasks)
 	case sc.Batch.Tasks > 0 && sc.Batch.Cost > sc.Bucket.Capacity:
 		return badField("batch.cost", "%v exceeds bucket.capacity %v: no task could ever succeed", sc.Batch.Cost, sc.Bucket.Capacity)
+	case sc.Batch.HandleMs > 60_000:
+		return badField("batch.handle_ms", "%v: want at most 60000 ms a response", sc.Batch.HandleMs)
 	case sc.Runner.Survival > 1:
 		return badField("runner.survival", "%v: want a probability in [0, 1]", sc.Runner.Survival)
 	case sc.Runner.MaxQueueAttempts < 0:

@@ -108,6 +108,7 @@ const (
 	evAttemptArrival
 	evAttemptResponse
 	evLayerRetry
+	evAttemptHandled
 )
 
 type event struct {
@@ -236,6 +237,9 @@ type simulation struct {
 	tries    [][]int32
 	budgets  map[*SDKPolicy]*float64
 	taskHTTP []int32
+	// handleFree is when the batch client is done handling the responses
+	// it has received (Batch.HandleMs).
+	handleFree time.Duration
 }
 
 // limiter is the batch's concurrency limit; waiting holds the tasks whose
@@ -344,6 +348,8 @@ func Run(sc Scenario) (*Output, error) {
 			s.onAttemptResponse(ev.at, &s.calls[ev.id], ev.id)
 		case evLayerRetry:
 			s.onLayerRetry(ev.at, ev.id)
+		case evAttemptHandled:
+			s.onAttemptHandled(ev.at, &s.calls[ev.id], ev.id)
 		}
 	}
 	s.out.Stats.BucketEmpty = s.bucket.empty
@@ -540,7 +546,18 @@ func (s *simulation) onAttemptResponse(at time.Duration, c *callState, id int32)
 	s.count.lastAttempt = at
 	if c.kind == Batch {
 		s.adapt(at, c.status == 429)
+		if h := s.sc.Batch.HandleMs; h > 0 {
+			s.handleFree = max(at, s.handleFree) + seconds(h/1000)
+			s.push(s.handleFree, evAttemptHandled, id)
+			return
+		}
 	}
+	s.onAttemptHandled(at, c, id)
+}
+
+// onAttemptHandled is the client's answer to a response it has handled:
+// the call ends, or sleeps before its next attempt.
+func (s *simulation) onAttemptHandled(at time.Duration, c *callState, id int32) {
 	switch {
 	case c.status == 200:
 		s.spendBudget(c, false)

@@ -440,6 +440,39 @@ func TestJitteredRequeueSpreadsWaves(t *testing.T) {
 	}
 }
 
+// TestHandleMsSpreadsRetries pins batch.handle_ms: a client that handles
+// its responses one at a time retries a burst of n 429s over n × handle_ms
+// and keeps the spread into the next wave; at 0 the burst stays together.
+func TestHandleMsSpreadsRetries(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		handleMs float64
+		// want bounds the span of the second wave's first attempts.
+		minS, maxS float64
+	}{
+		{"handled at once", 0, 0, 0.05},
+		{"2 ms each", 2, 0.8 * 0.002 * 200, 1.2 * 0.002 * 200},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := DefaultScenario()
+			sc.Interactive.RatePerS = 0
+			sc.Batch.Tasks, sc.Batch.Cost, sc.Batch.SubmitWindowS = 200, 1000, 0.001
+			sc.Bucket.Capacity, sc.Bucket.RefillPerS = 5000, 100
+			sc.SDK.MaxAttempts, sc.SDK.RetryAfterS, sc.SDK.RetryAfterMode = 3, 2, RetryAfterExact
+			sc.Runner = RunnerPolicy{RequeueDelayS: 10, RequeueJitter: JitterNone, Survival: 1, MaxQueueAttempts: 2}
+			sc.Batch.HandleMs = tt.handleMs
+			out, err := Run(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := out.Truth.Waves[1]
+			if span := w.LastStartS - w.FirstStartS; span < tt.minS || span > tt.maxS {
+				t.Errorf("wave 2 starts over %.3f s, want %.3f to %.3f s", span, tt.minS, tt.maxS)
+			}
+		})
+	}
+}
+
 // TestPolicies exercises each SDK and runner option on a small scenario and
 // checks the bounds each one promises.
 func TestPolicies(t *testing.T) {

@@ -69,7 +69,7 @@ var paramNames = []string{
 	"tasks", "task tokens", "interactive tokens", "tokens per minute", "bucket tokens", "reject charge", "debt tokens",
 	"interactive rate", "retry-after", "retry-after handling", "sdk attempts per call",
 	"calls per queue attempt", "requeue delay", "requeue jitter", "queue attempt cap",
-	"return after failure", "batch submit",
+	"return after failure", "batch submit", "response handling",
 }
 
 // Parameters lists the inputs for a report.
@@ -100,6 +100,7 @@ func (p Params) Parameters() []analyze.WhatIfParameter {
 		"queue attempt cap":       {float64(sc.Runner.MaxQueueAttempts), capWord(sc.Runner.MaxQueueAttempts)},
 		"return after failure":    {sc.Runner.Survival, fmt.Sprintf("%.2f", sc.Runner.Survival)},
 		"batch submit":            {sc.Batch.SubmitS, fmt.Sprintf("at %.1f s over %.1f s", sc.Batch.SubmitS, sc.Batch.SubmitWindowS)},
+		"response handling":       {sc.Batch.HandleMs, handleText(sc.Batch.HandleMs)},
 	}
 	out := make([]analyze.WhatIfParameter, 0, len(paramNames))
 	for _, k := range paramNames {
@@ -107,6 +108,13 @@ func (p Params) Parameters() []analyze.WhatIfParameter {
 		out = append(out, analyze.WhatIfParameter{Name: k, Value: round(v.v, 6), Text: v.text, Source: p.Sources[k]})
 	}
 	return out
+}
+
+func handleText(ms float64) string {
+	if ms == 0 {
+		return "at once"
+	}
+	return fmt.Sprintf("%.1f ms each, one at a time", ms)
 }
 
 func capWord(n int) string {
@@ -368,6 +376,16 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 		sc.InteractiveSDK = &interactive
 		p.Notes = append(p.Notes, fmt.Sprintf("%s keeps a client-wide retry quota (500 tokens, 5 per retry); the replay models it from the SDK's defaults", sdk))
 	}
+	// Only a client whose waves nothing else spreads shows its handling
+	// time in their width: not one with a backoff of its own, a jittered
+	// requeue, or a retry quota that ends some calls after one attempt and
+	// others after all.
+	src("response handling", "assumed")
+	if sc.SDK.RetryAfterMode == simulate.RetryAfterExact && sc.Runner.RequeueJitter == simulate.JitterNone && sc.SDK.Budget == nil {
+		if sc.Batch.HandleMs = handleMs(tl); sc.Batch.HandleMs > 0 {
+			src("response handling", "measured")
+		}
+	}
 	p.Scenario = sc
 	p.TraceRequests = res.Reconcile.HTTP.Attempts
 	p.TraceWaves = len(res.Waves.Waves)
@@ -382,6 +400,48 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 	}
 	measureLimiter(&p, tl, res, given, start)
 	return p, nil
+}
+
+// handleMs is how long the batch client took to handle one response, in
+// milliseconds, from the call log: 0 when the log has no queue attempts
+// or no sub-second times. A client that sleeps retry-after exactly and
+// requeues after a fixed delay sends a wave as tightly as it sent the
+// last, yet the recorded clients' requeued waves arrive over a third of a
+// second and more: a single-threaded client handles a burst's 429s one
+// after another, and each call sleeps only from its turn. The first
+// requeued wave is as wide as the first wave's failed calls took to be
+// handled, less the spread the first wave already had.
+func handleMs(tl *timeline.Timeline) float64 {
+	var first, second []float64
+	failed := 0
+	whole := true
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		if e.Layer != timeline.LayerCall || e.Class != timeline.ClassBatch {
+			continue
+		}
+		whole = whole && e.Start%int64(time.Second) == 0
+		switch e.QueueAttempt {
+		case 1:
+			first = append(first, float64(e.Start)/1e9)
+			if e.Outcome != timeline.OutcomeOK {
+				failed++
+			}
+		case 2:
+			second = append(second, float64(e.Start)/1e9)
+		}
+	}
+	if whole || failed == 0 || len(second) < 2 {
+		return 0
+	}
+	width := func(v []float64) float64 { return quantile(v, 0.95) - quantile(v, 0.05) }
+	spread := width(second) - width(first)
+	if spread <= 0 {
+		return 0
+	}
+	// The central 90% of the requeued calls came back over 90% of the
+	// failures' handling.
+	return round(1000*spread/(0.9*float64(failed)), 3)
 }
 
 // maxPctJitter is the widest spread read as a delay jittered by a share

@@ -1,6 +1,12 @@
 package whatif
 
-import "testing"
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stampede/stampede/timeline"
+)
 
 // bucketSize takes out of each burst the refill that arrived over its
 // span, to the nearest whole task, and keeps the most a burst found.
@@ -25,6 +31,47 @@ func TestBucketSize(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := bucketSize(tc.bursts, tc.refill); got != tc.want {
 				t.Errorf("bucketSize(%v, %g) = %g, want %g", tc.bursts, tc.refill, got, tc.want)
+			}
+		})
+	}
+}
+
+// handleMs reads the client's time per response from the first requeued
+// wave's width, net of the first wave's, over the first wave's failures.
+func TestHandleMs(t *testing.T) {
+	const s = int64(time.Second)
+	// calls makes n batch calls of one queue attempt starting spread
+	// seconds apart in all, the first ok of them succeeding.
+	calls := func(qa int32, n, ok int, start, spread float64) []timeline.Event {
+		var out []timeline.Event
+		for i := range n {
+			at := start + spread*float64(i)/float64(max(1, n-1))
+			e := timeline.Event{Layer: timeline.LayerCall, Class: timeline.ClassBatch, QueueAttempt: qa,
+				Start: int64(at * float64(s)), Outcome: timeline.OutcomeThrottled}
+			if i < ok {
+				e.Outcome = timeline.OutcomeOK
+			}
+			out = append(out, e)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		events []timeline.Event
+		want   float64
+	}{
+		{"no call log", nil, 0},
+		// 293 failures spread the next wave over 0.36 s more than the
+		// first: 0.36 / (0.9 × 293) s each.
+		{"spread by the handling", append(calls(1, 300, 7, 100.001, 0.003), calls(2, 208, 0, 114.2, 0.363/0.9)...), 1.365},
+		// Whole-second stamps cannot show a third of a second.
+		{"whole seconds", append(calls(1, 300, 7, 100, 0), calls(2, 208, 0, 114, 0)...), 0},
+		{"no requeued wave", calls(1, 300, 7, 100.001, 0.003), 0},
+		{"narrower than the first", append(calls(1, 300, 7, 100.001, 0.5), calls(2, 208, 0, 114.2, 0.1)...), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := handleMs(&timeline.Timeline{Events: tc.events}); math.Abs(got-tc.want) > 0.01 {
+				t.Errorf("handleMs = %g ms, want %g", got, tc.want)
 			}
 		})
 	}
