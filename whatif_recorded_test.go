@@ -445,6 +445,13 @@ func predictRerun(t *testing.T, inc whatIfIncident, row string, rerun *rerunTrut
 // truth, figure by figure, and writes the track record every comparison
 // quotes (whatif/track_record.json; -update rewrites it).
 func TestWhatIfAgainstRealRuns(t *testing.T) {
+	if testing.Short() {
+		// Hundreds of sequential replays: the full test run checks them,
+		// and under the race detector (CI's -short step) they would take
+		// two minutes to find no race, since the replay starts no
+		// goroutines.
+		t.Skip("replays every recorded pair; runs without -short")
+	}
 	const seeds = 5
 	incidents := map[string]whatIfIncident{}
 	missed := map[string]bool{}
