@@ -2,9 +2,13 @@ package whatif
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stampede/stampede/analyze"
@@ -253,13 +257,19 @@ func Run(p Params, opt Options) (*analyze.WhatIf, error) {
 	}
 	for i, pol := range policies {
 		rows[i].policy = pol
-		for _, seed := range wi.Seeds {
-			m, err := Replay(Prepare(pol.Scenario, horizon, seed), p.TraceDurationS)
-			if err != nil {
-				return nil, fmt.Errorf("what-if %s: %w", pol.Name, err)
-			}
-			rows[i].metrics = append(rows[i].metrics, m)
+		rows[i].metrics = make([]Metrics, len(wi.Seeds))
+	}
+	err := onEveryCore(len(policies)*len(wi.Seeds), func(k int) error {
+		r, s := &rows[k/len(wi.Seeds)], k%len(wi.Seeds)
+		m, err := Replay(Prepare(r.policy.Scenario, horizon, wi.Seeds[s]), p.TraceDurationS)
+		if err != nil {
+			return fmt.Errorf("what-if %s: %w", r.policy.Name, err)
 		}
+		r.metrics[s] = m
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for i := range rows {
 		r := &rows[i]
@@ -348,24 +358,37 @@ const WaveSeeds = 21
 // row's, then as many more as that takes.
 func validate(p Params, measured *row, horizon, tol float64) (checks []analyze.WhatIfCheck, waves []float64, err error) {
 	var periods []float64
-	for i := range max(WaveSeeds, len(measured.metrics)) {
+	n := max(WaveSeeds, len(measured.metrics))
+	counted := make([]float64, n)
+	period := make([]float64, n) // 0: not periodic
+	err = onEveryCore(n, func(i int) error {
 		var out *simulate.Output
 		if i < len(measured.metrics) {
 			out = measured.metrics[i].Output
 		} else {
 			o, err := simulate.Run(Prepare(measured.policy.Scenario, horizon, p.Scenario.Seed+uint64(i)))
 			if err != nil {
-				return nil, nil, err
+				return err
 			}
 			out = o
 		}
 		res, err := AnalyzeReplay(out)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		waves = append(waves, float64(len(res.Waves.Waves)))
-		if i < len(measured.metrics) && res.Waves.Periodic {
-			periods = append(periods, res.Waves.Period)
+		counted[i] = float64(len(res.Waves.Waves))
+		if res.Waves.Periodic {
+			period[i] = res.Waves.Period
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	waves = counted
+	for i := range measured.metrics {
+		if period[i] > 0 {
+			periods = append(periods, period[i])
 		}
 	}
 	check := func(name string, trace, sim float64) analyze.WhatIfCheck {
@@ -386,6 +409,26 @@ func validate(p Params, measured *row, horizon, tol float64) (checks []analyze.W
 		out = append(out, check("period (s)", p.TracePeriodS, quantile(periods, 0.5)))
 	}
 	return out, waves, nil
+}
+
+// onEveryCore runs f(0) to f(n-1) on every core: each replay and its
+// analysis stand alone, and they are most of whatif's time. The errors
+// come back together, in order.
+func onEveryCore(n int, f func(i int) error) error {
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				errs[i] = f(i)
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // count is how many of v equal x.
