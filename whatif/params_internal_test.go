@@ -76,3 +76,16 @@ func TestHandleMs(t *testing.T) {
 		})
 	}
 }
+
+// TestWaveSeedCount pins how many seeds the as-measured wave check counts
+// over: the rows' own when a user asked for fewer than the default, to
+// keep a quick run quick, and at least WaveSeeds otherwise.
+func TestWaveSeedCount(t *testing.T) {
+	for _, tt := range []struct{ rows, want int }{
+		{1, 1}, {DefaultSeeds - 1, DefaultSeeds - 1}, {DefaultSeeds, WaveSeeds}, {WaveSeeds + 4, WaveSeeds + 4},
+	} {
+		if got := waveSeedCount(tt.rows); got != tt.want {
+			t.Errorf("rows over %d seeds: waves over %d, want %d", tt.rows, got, tt.want)
+		}
+	}
+}

@@ -19,8 +19,8 @@ import (
 
 // Options tune a comparison.
 type Options struct {
-	// Seeds is how many seeds each row runs (default 5); the seeds are the
-	// scenario's seed and the ones after it.
+	// Seeds is how many seeds each row runs (DefaultSeeds when 0); the
+	// seeds are the scenario's seed and the ones after it.
 	Seeds int
 	// Tolerance is the relative error the replay may have against the
 	// trace's requests, waves and period (default 0.05).
@@ -226,7 +226,7 @@ func (r *row) spread(f func(Metrics) float64) analyze.Spread {
 // Run replays every policy over the seeds and assembles the comparison.
 func Run(p Params, opt Options) (*analyze.WhatIf, error) {
 	if opt.Seeds <= 0 {
-		opt.Seeds = 5
+		opt.Seeds = DefaultSeeds
 	}
 	if opt.Tolerance <= 0 {
 		opt.Tolerance = 0.05
@@ -344,13 +344,26 @@ func Run(p Params, opt Options) (*analyze.WhatIf, error) {
 	return wi, nil
 }
 
+// DefaultSeeds is how many seeds each row runs unless asked otherwise.
+const DefaultSeeds = 5
+
 // WaveSeeds is how many seeds the "as measured" row's wave count is the
-// median of, however many the rows run. Whether a storm's last few tasks
+// median of when the rows run DefaultSeeds or more; a user who asks for
+// fewer seeds to save time gets the count over the rows' own. Whether a storm's last few tasks
 // make one more wave is the job runner's give-up draw: over 40 seeds the
 // recorded incidents' replays make their most frequent count in 48 to 95%
 // of them, so the median of five seeds lands on a rarer count up to one
 // time in four; over 21 that takes a count nearly as frequent.
 const WaveSeeds = 21
+
+// waveSeedCount is how many seeds the wave check counts over when the
+// rows run rowSeeds.
+func waveSeedCount(rowSeeds int) int {
+	if rowSeeds < DefaultSeeds {
+		return rowSeeds
+	}
+	return max(rowSeeds, WaveSeeds)
+}
 
 // validate compares the "as measured" replay with the trace: requests in
 // the trace's window, and the waves and period the analysis finds in the
@@ -358,7 +371,7 @@ const WaveSeeds = 21
 // row's, then as many more as that takes.
 func validate(p Params, measured *row, horizon, tol float64) (checks []analyze.WhatIfCheck, waves []float64, err error) {
 	var periods []float64
-	n := max(WaveSeeds, len(measured.metrics))
+	n := waveSeedCount(len(measured.metrics))
 	counted := make([]float64, n)
 	period := make([]float64, n) // 0: not periodic
 	err = onEveryCore(n, func(i int) error {

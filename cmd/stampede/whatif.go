@@ -28,7 +28,7 @@ type whatIfFlags struct {
 
 func (w *whatIfFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.IntVar(&w.seeds, "whatif-seeds", 5, "seeds each what-if policy is replayed with; the table shows the median and range")
+	fl.IntVar(&w.seeds, "whatif-seeds", whatif.DefaultSeeds, fmt.Sprintf("seeds each what-if policy is replayed with; the table shows the median and range. From %d on, the as-measured row's waves are counted over at least %d", whatif.DefaultSeeds, whatif.WaveSeeds))
 	fl.Float64Var(&w.tokensPerMinute, "tokens-per-minute", 0, "the input-token quota's refill (default: measured from admissions, in tasks)")
 	fl.Float64Var(&w.bucketTokens, "bucket-tokens", 0, "the token bucket's size (default: measured from a wave's first admissions)")
 	fl.Float64Var(&w.taskTokens, "task-tokens", 0, "input tokens per batch task (default: assumed 1,000)")
