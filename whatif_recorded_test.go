@@ -316,24 +316,24 @@ var whatIfKnownMisses = map[string]string{
 	"openai-ra2-full10/interactive throttled":           "84.0% predicted (seeds 82.6 to 85.9%), 86.7% real (84.6 and 82.9% with other runner seeds)",
 	"whatif/anthropic-ra2-full12/interactive throttled": "83.4% predicted (seeds 82.6 to 84.8%), 86.0% real (84.2 and 83.8% with other runner seeds)",
 	// The jitter + cap re-run of bedrock-ra2-fixed10 finished 9, 8 and 11
-	// tasks of 300 at the job runner's seeds 42, 43 and 44; the replays
-	// finish 7 on every seed with the fitted limiter, which charges a
+	// tasks of 300 at the job runner's seeds 42, 43 and 44, two real runs
+	// of one policy further apart than the target allows; the replays
+	// finish 7 to 8 (median 7) with the fitted limiter, which charges a
 	// rejection 20% where the endpoint charged 10%, and 7 to 9 (median 8)
 	// with the endpoint's given. All three above the replays is a bias,
-	// of two tasks in nine, mostly the fit's. The real drain is late too
-	// (21.4, 22.1, 23.3 s against 19.7): the AWS SDK's client took 0.3 s
-	// (seed 42) and 1.1 s (43, 44, recorded while other jobs shared the
-	// machine's two cores) to fail the first wave's one-attempt calls,
-	// which the replay fails at once, and the last task's first call is
-	// one of those.
-	"whatif/bedrock-ra2-full10-cap3/tasks done":     "7 predicted (seeds 7 to 7), 9 real",
-	"whatif/bedrock-ra2-full10-cap3-s43/tasks done": "7 predicted (seeds 7 to 7), 8 real",
-	"whatif/bedrock-ra2-full10-cap3-s44/tasks done": "7 predicted (seeds 7 to 7), 11 real",
-	"whatif/bedrock-ra2-full10-cap3-s43/drain":      "19.7 s predicted (seeds 19.0 to 21.9 s), 22.1 s real",
-	"whatif/bedrock-ra2-full10-cap3-s44/drain":      "19.7 s predicted (seeds 19.0 to 21.9 s), 23.3 s real",
-	// 77.1% predicted (seeds 76.0 to 79.5%) against 76.6, 75.5 and 74.5%
-	// in the three re-runs: the last one's is 2.6 points off.
-	"whatif/bedrock-ra2-full10-cap3-s44/interactive throttled": "77.1% predicted (seeds 76.0 to 79.5%), 74.5% real",
+	// of two tasks in nine, mostly the fit's.
+	"whatif/bedrock-ra2-full10-cap3/tasks done":     "7 predicted (seeds 7 to 8), 9 real",
+	"whatif/bedrock-ra2-full10-cap3-s43/tasks done": "7 predicted (seeds 7 to 8), 8 real",
+	"whatif/bedrock-ra2-full10-cap3-s44/tasks done": "7 predicted (seeds 7 to 8), 11 real",
+	// 77.0% predicted (seeds 76.8 to 79.3%) against 76.6, 75.5 and 74.5%
+	// in the three re-runs: the last one's is 2.5 points off.
+	"whatif/bedrock-ra2-full10-cap3-s44/interactive throttled": "77.0% predicted (seeds 76.8 to 79.3%), 74.5% real",
+	// The limiter fit cannot tell the botocore incident's 7,000-token
+	// debt from 7,900 (losses 0.4027 and 0.4020 over its four seeds) and
+	// takes the larger, which throttles the concurrency-limited row's
+	// interactive attempts 54.2% of the time where the re-run did 51.7%;
+	// with the endpoint's own 7,000 the replays give 52.9%.
+	"whatif/boto-standard-full10-cap3-conc4/interactive throttled": "54.2% predicted (seeds 52.0 to 57.3%), 51.7% real",
 	// Under full jitter the drain is when the last few tasks, requeued
 	// after U(0, 15 s) each, come back: the seeds end 98 to 121 s after
 	// submit; the three re-runs ended at 112.7, 100.6 and 94.9 s, so the

@@ -50,9 +50,10 @@ import (
 //     the simulation ends); arrivals "even" (spaced 1/rate, each moved by up to
 //     ± jitter_ms) or "poisson".
 //   - batch: tasks all submitted at submit_s, spread uniformly over
-//     submit_window_s. handle_ms > 0 makes the batch client handle its
-//     responses one at a time, handle_ms each, before a call sleeps,
-//     retries or ends.
+//     submit_window_s. first_wave_ms > 0 makes a call of that burst act on
+//     its first answer no sooner than first_wave_ms after it started.
+//     handle_ms > 0 makes the batch client handle its responses one at a
+//     time, handle_ms each, before a call sleeps, retries or ends.
 //   - sdk: the client library, used by batch calls and, unless interactive_sdk
 //     is given, by interactive calls too. retry_after_s is the integer
 //     retry-after the endpoint sends with every 429 to that client. retry_after_mode is "exact"
@@ -212,6 +213,12 @@ type BatchTraffic struct {
 	// at a time, as a single-threaded process does, so a burst of 429s is
 	// retried over a spread rather than all at once; 0 handles each at once.
 	HandleMs float64 `json:"handle_ms,omitempty"`
+	// FirstWaveMs is, from a first-wave call's start, the earliest the
+	// batch client acts on its first attempt's answer. A client that opens
+	// a connection for each call of a burst is slower on the first wave
+	// than on later ones, which find the connections open; 0 acts on each
+	// answer when it comes.
+	FirstWaveMs float64 `json:"first_wave_ms,omitempty"`
 }
 
 // SDKPolicy is the client library's retry policy.
@@ -403,6 +410,7 @@ func (sc *Scenario) Validate() error {
 		{"interactive.start_s", sc.Interactive.StartS}, {"interactive.end_s", sc.Interactive.EndS},
 		{"batch.cost", sc.Batch.Cost}, {"batch.submit_s", sc.Batch.SubmitS},
 		{"batch.submit_window_s", sc.Batch.SubmitWindowS}, {"batch.handle_ms", sc.Batch.HandleMs},
+		{"batch.first_wave_ms", sc.Batch.FirstWaveMs},
 		{"runner.requeue_delay_s", sc.Runner.RequeueDelayS}, {"runner.survival", sc.Runner.Survival},
 		{"tail_s", sc.TailS}, {"end_s", sc.EndS},
 	} {
@@ -433,6 +441,8 @@ func (sc *Scenario) Validate() error {
 		return badField("batch.cost", "%v exceeds bucket.capacity %v: no task could ever succeed", sc.Batch.Cost, sc.Bucket.Capacity)
 	case sc.Batch.HandleMs > 60_000:
 		return badField("batch.handle_ms", "%v: want at most 60000 ms a response", sc.Batch.HandleMs)
+	case sc.Batch.FirstWaveMs < 0 || sc.Batch.FirstWaveMs > 60_000:
+		return badField("batch.first_wave_ms", "%v: want 0 to 60000 ms", sc.Batch.FirstWaveMs)
 	case sc.Runner.Survival > 1:
 		return badField("runner.survival", "%v: want a probability in [0, 1]", sc.Runner.Survival)
 	case sc.Runner.MaxQueueAttempts < 0:

@@ -240,6 +240,9 @@ type simulation struct {
 	// handleFree is when the batch client is done handling the responses
 	// it has received (Batch.HandleMs).
 	handleFree time.Duration
+	// firstWave is how long after its start a call of the submitted burst,
+	// which ends at burstEnd, acts on its first answer (Batch.FirstWaveMs).
+	firstWave, burstEnd time.Duration
 }
 
 // limiter is the batch's concurrency limit; waiting holds the tasks whose
@@ -323,6 +326,16 @@ func Run(sc Scenario) (*Output, error) {
 	s.taskQueueAttempts = make([]int32, sc.Batch.Tasks)
 	submit := seconds(sc.Batch.SubmitS)
 	window := sc.Batch.SubmitWindowS
+	s.burstEnd = submit + seconds(window)
+	if f := sc.Batch.FirstWaveMs; f > 0 && sc.Batch.Tasks > 0 {
+		// The first wave is slow by the connections its burst opens at
+		// once: a concurrency limit opens only as many as it lets in.
+		burst := 1.0
+		if c := sc.Batch.Concurrency; c != nil {
+			burst = math.Min(1, c.Limit/float64(sc.Batch.Tasks))
+		}
+		s.firstWave = seconds(f * burst / 1000)
+	}
 	for i := range sc.Batch.Tasks {
 		at := submit + seconds(window*s.rngs[streamSubmit].Float64())
 		s.push(at, evQueueAttempt, int32(i))
@@ -546,9 +559,17 @@ func (s *simulation) onAttemptResponse(at time.Duration, c *callState, id int32)
 	s.count.lastAttempt = at
 	if c.kind == Batch {
 		s.adapt(at, c.status == 429)
+		handled := at
+		if c.queueAttempt == 1 && c.attempts == 1 && c.start <= s.burstEnd {
+			handled = max(at, c.start+s.firstWave)
+		}
 		if h := s.sc.Batch.HandleMs; h > 0 {
-			s.handleFree = max(at, s.handleFree) + seconds(h/1000)
+			s.handleFree = max(handled, s.handleFree) + seconds(h/1000)
 			s.push(s.handleFree, evAttemptHandled, id)
+			return
+		}
+		if handled > at {
+			s.push(handled, evAttemptHandled, id)
 			return
 		}
 	}

@@ -473,6 +473,65 @@ func TestHandleMsSpreadsRetries(t *testing.T) {
 	}
 }
 
+// TestFirstWaveMsDelaysFirstFailures pins batch.first_wave_ms: a burst's
+// calls act on their first answer no sooner than first_wave_ms after they
+// start, so one that fails on its first attempt ends then and one that is
+// retried sleeps from then; later waves and a concurrency limit's small
+// bursts are not slowed.
+func TestFirstWaveMsDelaysFirstFailures(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		firstMs float64
+		limit   float64
+		// want bounds the duration of the first wave's calls that failed
+		// after one attempt.
+		minS, maxS float64
+	}{
+		{"at once", 0, 0, 0, 0.01},
+		{"slow first wave", 800, 0, 0.8, 0.801},
+		{"a limit of 10 opens a thirtieth of the connections", 800, 10, 0.8 / 30, 0.8/30 + 0.001},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := DefaultScenario()
+			sc.Interactive.RatePerS = 0
+			sc.Batch.Tasks, sc.Batch.Cost, sc.Batch.SubmitWindowS = 300, 1000, 0.2
+			sc.Bucket.Capacity, sc.Bucket.RefillPerS = 5000, 100
+			sc.SDK.MaxAttempts, sc.SDK.RetryAfterS, sc.SDK.RetryAfterMode = 1, 2, RetryAfterExact
+			sc.Runner = RunnerPolicy{RequeueDelayS: 10, RequeueJitter: JitterNone, Survival: 1, MaxQueueAttempts: 2}
+			sc.Batch.FirstWaveMs = tt.firstMs
+			if tt.limit > 0 {
+				sc.Batch.Concurrency = &Concurrency{Mode: ConcurrencyFixed, Limit: tt.limit}
+			}
+			out, err := Run(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var first, later int
+			for _, c := range out.Calls {
+				if c.OK {
+					continue
+				}
+				d := (c.End - c.Start).Seconds()
+				inBurst := c.QueueAttempt == 1 && c.Start <= seconds(sc.Batch.SubmitS+sc.Batch.SubmitWindowS)
+				switch {
+				case inBurst:
+					first++
+					if d < tt.minS || d > tt.maxS {
+						t.Fatalf("a first-wave call failed after %.4f s, want %.4f to %.4f s", d, tt.minS, tt.maxS)
+					}
+				case d > 0.01:
+					t.Fatalf("a later call (queue attempt %d) failed after %.4f s, want at once", c.QueueAttempt, d)
+				default:
+					later++
+				}
+			}
+			if first == 0 || later == 0 {
+				t.Errorf("%d first-wave and %d later failures: the scenario does not test both", first, later)
+			}
+		})
+	}
+}
+
 // TestPolicies exercises each SDK and runner option on a small scenario and
 // checks the bounds each one promises.
 func TestPolicies(t *testing.T) {

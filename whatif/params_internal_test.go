@@ -77,6 +77,43 @@ func TestHandleMs(t *testing.T) {
 	}
 }
 
+// firstWaveMs is the median time the first wave's calls that failed after
+// one attempt took, from the call log; nothing without such calls or
+// sub-second times.
+func TestFirstWaveMs(t *testing.T) {
+	const ms = int64(time.Millisecond)
+	call := func(qa, attempts int32, ok bool, start, durMs int64) timeline.Event {
+		e := timeline.Event{Layer: timeline.LayerCall, Class: timeline.ClassBatch, QueueAttempt: qa, Attempts: attempts,
+			Start: start, End: start + durMs*ms, Outcome: timeline.OutcomeThrottled}
+		if ok {
+			e.Outcome = timeline.OutcomeOK
+		}
+		return e
+	}
+	t0 := int64(100*time.Second) + 3*ms
+	for _, tc := range []struct {
+		name   string
+		events []timeline.Event
+		want   float64
+	}{
+		{"no call log", nil, 0},
+		// The retried and the admitted calls, and the second wave's, do
+		// not count.
+		{"one-attempt failures", []timeline.Event{
+			call(1, 1, false, t0, 300), call(1, 1, false, t0+ms, 350), call(1, 1, false, t0+2*ms, 420),
+			call(1, 3, false, t0, 4100), call(1, 1, true, t0, 200), call(2, 1, false, t0+10_000*ms, 4),
+		}, 350},
+		{"every call retried", []timeline.Event{call(1, 3, false, t0, 4100), call(1, 2, true, t0, 2200)}, 0},
+		{"whole seconds", []timeline.Event{call(1, 1, false, int64(100*time.Second), 1000)}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := firstWaveMs(&timeline.Timeline{Events: tc.events}); got != tc.want {
+				t.Errorf("firstWaveMs = %g ms, want %g", got, tc.want)
+			}
+		})
+	}
+}
+
 // TestWaveSeedCount pins how many seeds the as-measured wave check counts
 // over: the rows' own when a user asked for fewer than the default, to
 // keep a quick run quick, and at least WaveSeeds otherwise.
