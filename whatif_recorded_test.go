@@ -299,52 +299,42 @@ func (w whatIfFigure) err(pred, real float64) float64 {
 var whatIfKnownMisses = map[string]string{
 	// Whether a storm's last few tasks make one more wave is the job
 	// runner's give-up draw and the size of the last wave, which the
-	// analysis counts only above a handful of calls: over 21 seeds the
-	// replay makes 8 waves in 10 and 7 in 11, a coin toss that the
-	// median settles one way and the recording the other.
-	"boto-standard-fixed10/as measured/waves": "seeds make 8 waves in 10 of 21, 7 in 11; the recording made 8",
+	// analysis counts only above a handful of calls. This repeat's
+	// answers fit a debt of 6,000 tokens best (5,000 to 7,000 alike;
+	// the endpoint's is 7,000), under which 10 of 21 seeds make its 10
+	// waves and 11 make fewer, a coin toss the median settles at 9.
+	"whatif/openai-ra1-fixed5-s43/as measured/waves": "seeds make 10 waves in 10 of 21, 9 in 10, 8 in 1; the recording made 10",
 	// The seed-42 re-run finished 28 tasks; the same re-run recorded
 	// with the job runner's seeds 43 and 44 finished 31 and 33, so two
 	// real runs of one policy differ by more than the target allows.
-	"whatif/anthropic-ra2-full12/tasks done": "32 predicted (seeds 30 to 38), 28 real (31 and 33 with other runner seeds, which meet the target)",
-	// With the harness's own limiter (10% charge, 7000-token debt), which
-	// the fit now finds, full jitter throttles 82.6 to 85.9% of the
-	// interactive attempts where these re-runs throttled 86.7 and 86.0%;
-	// recorded again at other runner seeds they throttled 84.6 and 82.9%
-	// (openai) and 84.2 and 83.8% (anthropic), all within the target. The
-	// fit's former 8925-token debt met it by overstating the debt.
-	"openai-ra2-full10/interactive throttled":           "84.0% predicted (seeds 82.6 to 85.9%), 86.7% real (84.6 and 82.9% with other runner seeds)",
-	"whatif/anthropic-ra2-full12/interactive throttled": "83.4% predicted (seeds 82.6 to 84.8%), 86.0% real (84.2 and 83.8% with other runner seeds)",
+	"whatif/anthropic-ra2-full12/tasks done": "33 predicted (seeds 30 to 38), 28 real (31 and 33 with other runner seeds, which meet the target)",
+	// With the 10% charge the fit finds (and a debt of 6,600 and 6,400
+	// tokens, the endpoint's being 7,000), full jitter throttles 82.1 to
+	// 85.6% of the interactive attempts where these re-runs throttled
+	// 86.7 and 86.0%; recorded again at other runner seeds they throttled
+	// 84.6 and 82.9% (openai) and 84.2 and 83.8% (anthropic), all within
+	// the target.
+	"openai-ra2-full10/interactive throttled":           "84.2% predicted (seeds 82.1 to 85.6%), 86.7% real (84.6 and 82.9% with other runner seeds)",
+	"whatif/anthropic-ra2-full12/interactive throttled": "82.8% predicted (seeds 82.1 to 84.8%), 86.0% real (84.2 and 83.8% with other runner seeds)",
 	// The jitter + cap re-run of bedrock-ra2-fixed10 finished 9, 8 and 11
 	// tasks of 300 at the job runner's seeds 42, 43 and 44, two real runs
 	// of one policy further apart than the target allows; the replays
-	// finish 7 to 8 (median 7) with the fitted limiter, which charges a
-	// rejection 20% where the endpoint charged 10%, and 7 to 9 (median 8)
-	// with the endpoint's given. All three above the replays is a bias,
-	// of two tasks in nine, mostly the fit's.
-	"whatif/bedrock-ra2-full10-cap3/tasks done":     "7 predicted (seeds 7 to 8), 9 real",
-	"whatif/bedrock-ra2-full10-cap3-s43/tasks done": "7 predicted (seeds 7 to 8), 8 real",
-	"whatif/bedrock-ra2-full10-cap3-s44/tasks done": "7 predicted (seeds 7 to 8), 11 real",
-	// 77.0% predicted (seeds 76.8 to 79.3%) against 76.6, 75.5 and 74.5%
-	// in the three re-runs: the last one's is 2.5 points off.
-	"whatif/bedrock-ra2-full10-cap3-s44/interactive throttled": "77.0% predicted (seeds 76.8 to 79.3%), 74.5% real",
-	// The limiter fit cannot tell the botocore incident's 7,000-token
-	// debt from 7,900 (losses 0.4027 and 0.4020 over its four seeds) and
-	// takes the larger, which throttles the concurrency-limited row's
-	// interactive attempts 54.2% of the time where the re-run did 51.7%;
-	// with the endpoint's own 7,000 the replays give 52.9%.
-	"whatif/boto-standard-full10-cap3-conc4/interactive throttled": "54.2% predicted (seeds 52.0 to 57.3%), 51.7% real",
+	// finish 7 to 9 (median 7) with the fitted limiter (10%, a debt of
+	// 7,600 tokens where the endpoint keeps 7,000), and 7 to 9 (median
+	// 8) with the endpoint's given. All three above the replays' median
+	// is a bias of one or two tasks in nine.
+	"whatif/bedrock-ra2-full10-cap3/tasks done":     "7 predicted (seeds 7 to 9), 9 real",
+	"whatif/bedrock-ra2-full10-cap3-s43/tasks done": "7 predicted (seeds 7 to 9), 8 real",
+	"whatif/bedrock-ra2-full10-cap3-s44/tasks done": "7 predicted (seeds 7 to 9), 11 real",
 	// Under full jitter the drain is when the last few tasks, requeued
-	// after U(0, 15 s) each, come back: the seeds end 98 to 121 s after
+	// after U(0, 15 s) each, come back: the seeds end 97 to 119 s after
 	// submit; the three re-runs ended at 112.7, 100.6 and 94.9 s, so the
 	// first is the long one, and the other two meet the target.
-	"whatif/openai-ra3-full15/drain": "101.1 s predicted (seeds 98.3 to 120.5 s), 112.7 s real (100.6 and 94.9 s with other runner seeds)",
+	"whatif/openai-ra3-full15/drain": "101.1 s predicted (seeds 97.2 to 119.3 s), 112.7 s real (100.6 and 94.9 s with other runner seeds)",
 	// Tasks done under full jitter is the job runner's draws: 40, 42 and
-	// 39 in the three re-runs, 38 to 51 over the replays' seeds, whose
-	// median of 44 is 12.8% above the third. The third also throttled
-	// the most interactive attempts (83.5%, against 81.6 and 81.7%).
-	"whatif/openai-ra3-full15-s44/tasks done":            "44 predicted (seeds 38 to 51), 39 real (40 and 42 with other runner seeds)",
-	"whatif/openai-ra3-full15-s44/interactive throttled": "80.3% predicted (seeds 78.0 to 81.4%), 83.5% real (81.6 and 81.7% with other runner seeds)",
+	// 39 in the three re-runs, 38 to 49 over the replays' seeds, whose
+	// median of 43 is 10.3% above the third.
+	"whatif/openai-ra3-full15-s44/tasks done": "43 predicted (seeds 38 to 49), 39 real (40 and 42 with other runner seeds)",
 }
 
 // whatIfIncident is a recorded incident as whatif measured it.
@@ -408,8 +398,13 @@ func measureIncident(t *testing.T, name string, seeds int, table *strings.Builde
 		table.WriteString("\n")
 		checkWhatIfTarget(t, name+"/as measured/"+c.Name, c.OK, fmt.Sprintf("trace %.4g, replay %.4g (seeds: %s)", c.Trace, c.Simulated, strings.Join(perSeed, " ")), missed)
 	}
-	fmt.Fprintf(table, "%-40s %-34s reject charge %.0f%%, debt %.0f tokens, bucket %.0f tokens\n", name, "limiter fitted",
-		100*p.Scenario.Bucket.RejectFraction, p.Scenario.Bucket.DebtFloor, p.Scenario.Bucket.Capacity)
+	fmt.Fprintf(table, "%-40s %-34s reject charge %.0f%%, debt %.0f tokens, bucket %.0f tokens (%s)", name, "limiter fitted",
+		100*p.Scenario.Bucket.RejectFraction, p.Scenario.Bucket.DebtFloor, p.Scenario.Bucket.Capacity, p.Sources["reject charge"])
+	if f := p.Limiter; f != nil && f.Judged && f.Charge > 0 {
+		fmt.Fprintf(table, ": charges %.0f to %.0f%% and debts %.0f to %.0f tokens within %.1f s of the best %.2f s, plain bucket %.1f s",
+			100*f.ChargeLow, 100*f.ChargeHigh, f.DebtLow, f.DebtHigh, f.ToleranceS, f.LossS, f.PlainLossS)
+	}
+	table.WriteString("\n")
 	return whatIfIncident{p, tail}
 }
 

@@ -4,92 +4,35 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/stampede/stampede/analyze"
-	"github.com/stampede/stampede/simulate"
 	"github.com/stampede/stampede/timeline"
 )
 
-// traceLoad is what the trace shows of the limiter's answers: attempts in
-// its window, the interactive attempts and how many were throttled, the
-// batch attempts it admitted, and how long it stayed closed after bursts.
-type traceLoad struct {
-	requests, interactive, interactiveThrottled, batchAdmitted int64
-	// closedS is the median over bursts of batch throttles of the time
-	// from a burst's last throttle to the next admission of any class.
-	closedS float64
-}
-
-// answer is one attempt as closedAfterBursts reads it: its start in
-// seconds from the trace's start, and what the limiter did.
-type answer struct {
-	at              float64
-	batch, admitted bool
-	throttled       bool
-}
-
-func measureLoad(tl *timeline.Timeline, start int64, gapS, resolutionS float64) traceLoad {
-	var l traceLoad
-	var ans []answer
-	for i := range tl.Events {
-		e := &tl.Events[i]
-		if e.Layer != timeline.LayerHTTP {
-			continue
-		}
-		l.requests++
-		a := answer{at: float64(e.Start-start) / 1e9, batch: e.Class == timeline.ClassBatch,
-			admitted: e.Outcome == timeline.OutcomeOK, throttled: e.Outcome == timeline.OutcomeThrottled}
-		ans = append(ans, a)
-		switch e.Class {
-		case timeline.ClassInteractive:
-			l.interactive++
-			if a.throttled {
-				l.interactiveThrottled++
-			}
-		case timeline.ClassBatch:
-			if a.admitted {
-				l.batchAdmitted++
-			}
-		}
-	}
-	l.closedS = closedAfterBursts(ans, gapS, resolutionS)
-	return l
-}
-
-// closedAfterBursts groups batch throttles into bursts (a gap longer than
-// gapS starts a new one) and takes the median time from a burst's last
-// throttle to the next admission. Times are first cut to resolutionS, as
-// the trace's stamps are, so that a replay is measured as coarsely.
-func closedAfterBursts(ans []answer, gapS, resolutionS float64) float64 {
-	cut := func(t float64) float64 {
-		if resolutionS > 0 {
-			return math.Floor(t/resolutionS) * resolutionS
-		}
-		return t
-	}
-	var throttles, admitted []float64
-	for _, a := range ans {
-		switch {
-		case a.admitted:
-			admitted = append(admitted, cut(a.at))
-		case a.batch && a.throttled:
-			throttles = append(throttles, cut(a.at))
-		}
-	}
-	slices.Sort(throttles)
-	slices.Sort(admitted)
-	var closed []float64
-	for i, t := range throttles {
-		if i+1 < len(throttles) && throttles[i+1]-t <= gapS {
-			continue
-		}
-		// The first admission after the burst's last throttle.
-		if j, _ := slices.BinarySearch(admitted, math.Nextafter(t, math.Inf(1))); j < len(admitted) {
-			closed = append(closed, admitted[j]-t)
-		}
-	}
-	return quantile(closed, 0.5)
+// LimiterFit is what the trace says of how the limiter charges rejections,
+// when whatif fitted it: the trace's own attempts, in their order, are put
+// through a token bucket of the given refill and the measured size under
+// each candidate, and the candidate whose admissions and rejections agree
+// best with the limiter's answers wins.
+type LimiterFit struct {
+	// Charge and DebtTokens are the fit: a share of a rejected request's
+	// cost, and how far the charges may take the bucket below zero. Both
+	// 0 is a plain bucket.
+	Charge, DebtTokens float64
+	// Judged is false when a plain bucket and a charging limiter explain
+	// the answers alike, or most of the charges tried do: the replay then
+	// assumes a plain bucket.
+	Judged bool
+	// The charges, and at Charge the debts, whose answers are within
+	// ToleranceS of the best: the trace cannot tell them apart.
+	ChargeLow, ChargeHigh, DebtLow, DebtHigh float64
+	// DebtOpen says the debts that fit reach the largest tried: the
+	// bursts never took the bucket to its floor, so the trace shows only
+	// that the debt is at least DebtLow.
+	DebtOpen bool
+	// LossS is the fit's disagreement with the limiter's answers, in
+	// seconds (see inconsistency); PlainLossS a plain bucket's.
+	LossS, PlainLossS, ToleranceS float64
 }
 
 // measureLimiter sets how the limiter charges rejections: as given; else,
@@ -107,125 +50,238 @@ func measureLimiter(p *Params, tl *timeline.Timeline, res *analyze.Result, given
 	if p.Sources["tokens per minute"] != "given" {
 		return
 	}
-	// Bursts are a wave's attempts: retries come within a few seconds,
-	// the next wave after the requeue delay.
-	gap := math.Max(2*float64(sc.SDK.RetryAfterS), 2)
-	if sc.Runner.RequeueJitter == simulate.JitterNone {
-		gap = math.Max(gap, sc.Runner.RequeueDelayS/2)
-	}
 	resolution := res.Waves.BucketResolution
-	sc.Bucket.RejectFraction, sc.Bucket.DebtFloor = fitLimiter(*sc, measureLoad(tl, start, gap, resolution), p.TraceDurationS, gap, resolution)
+	fit := fitLimiter(limiterAnswers(tl, start, sc.Batch.Cost, sc.Interactive.Cost, resolution), sc.Bucket.Capacity, sc.Bucket.RefillPerS, resolution)
+	p.Limiter = &fit
+	if !fit.Judged {
+		p.Notes = append(p.Notes, fmt.Sprintf("the logs show the limiter by its effect only, and they cannot tell how it charges rejections: put through a bucket of the quota, the trace's own attempts disagree with its answers by %.1f s under a plain bucket and by %.1f s under the best limiter that charges them, with charges of %.0f to %.0f%% within %g s of it; the replay assumes a plain bucket (give --reject-charge and --debt-tokens when known)",
+			fit.PlainLossS, fit.LossS, 100*fit.ChargeLow, 100*fit.ChargeHigh, fit.ToleranceS))
+		return
+	}
+	sc.Bucket.RejectFraction, sc.Bucket.DebtFloor = fit.Charge, fit.DebtTokens
 	p.Sources["reject charge"], p.Sources["debt tokens"] = "measured", "measured"
-	p.Notes = append(p.Notes, fmt.Sprintf("the logs show the limiter by its effect only; replays of the incident fit it best as %s (give --reject-charge and --debt-tokens when known)",
-		describeLimiter(sc.Bucket.RejectFraction, sc.Bucket.DebtFloor)))
+	p.Notes = append(p.Notes, fmt.Sprintf("the logs show the limiter by its effect only; put through a bucket of the quota, the trace's own attempts fit best %s (give --reject-charge and --debt-tokens when known)", fit.describe()))
+}
+
+// describe says what the fit found and how closely the trace pins it.
+func (f LimiterFit) describe() string {
+	s := describeLimiter(f.Charge, f.DebtTokens)
+	if f.Charge == 0 {
+		return fmt.Sprintf("%s (%.1f s of disagreement with the limiter's answers; every limiter that charges rejections %.1f s or more)", s, f.PlainLossS, f.LossS)
+	}
+	charges := fmt.Sprintf("a charge of %g%%", 100*f.Charge)
+	if f.ChargeLow < f.ChargeHigh {
+		charges = fmt.Sprintf("charges of %g to %g%%", 100*f.ChargeLow, 100*f.ChargeHigh)
+	}
+	debts := fmt.Sprintf("debts of %s to %s tokens", thousands(f.DebtLow), thousands(f.DebtHigh))
+	switch {
+	case f.DebtOpen:
+		debts = fmt.Sprintf("debts of %s tokens or more (no burst took the bucket to its floor)", thousands(f.DebtLow))
+	case f.DebtLow == f.DebtHigh:
+		debts = fmt.Sprintf("a debt of %s tokens", thousands(f.DebtLow))
+	}
+	return fmt.Sprintf("%s: %s and %s agree with the limiter's answers within %g s of the best %.1f s; a plain bucket disagrees by %.1f s",
+		s, charges, debts, f.ToleranceS, f.LossS, f.PlainLossS)
+}
+
+// limiterAnswer is one attempt the limiter answered: when it arrived, in
+// seconds from the trace's start, its cost and whether it was admitted.
+type limiterAnswer struct {
+	at, cost float64
+	admitted bool
+	// ahead is the cost admitted in the timestamps' resolution after at:
+	// attempts stamped that close together may have arrived in either
+	// order, and a burst's admissions may be stamped after the rejections
+	// that followed them (an admitted attempt takes longer to answer, and
+	// its start is its end's whole second less its duration).
+	ahead float64
+}
+
+// limiterAnswers are the trace's admitted and throttled HTTP attempts in
+// arrival order; other answers leave a token bucket as it was.
+func limiterAnswers(tl *timeline.Timeline, start int64, batchCost, interactiveCost, resolutionS float64) []limiterAnswer {
+	var out []limiterAnswer
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		if e.Layer != timeline.LayerHTTP || e.Outcome != timeline.OutcomeOK && e.Outcome != timeline.OutcomeThrottled {
+			continue
+		}
+		cost := batchCost
+		if e.Class == timeline.ClassInteractive {
+			cost = interactiveCost
+		}
+		out = append(out, limiterAnswer{at: float64(e.Start-start) / 1e9, cost: cost, admitted: e.Outcome == timeline.OutcomeOK})
+	}
+	slices.SortStableFunc(out, func(a, b limiterAnswer) int {
+		switch {
+		case a.at < b.at:
+			return -1
+		case a.at > b.at:
+			return 1
+		}
+		return 0
+	})
+	// admittedBy[i] is the cost admitted by the answers before i.
+	admittedBy := make([]float64, len(out)+1)
+	for i, a := range out {
+		admittedBy[i+1] = admittedBy[i]
+		if a.admitted {
+			admittedBy[i+1] += a.cost
+		}
+	}
+	lo, hi := 0, 0
+	for i := range out {
+		for lo < len(out) && out[lo].at <= out[i].at {
+			lo++
+		}
+		for hi < len(out) && out[hi].at <= out[i].at+resolutionS {
+			hi++
+		}
+		out[i].ahead = admittedBy[hi] - admittedBy[lo]
+	}
+	return out
+}
+
+// inconsistency puts the answers through a token bucket that starts full
+// and charges a rejected request charge of its cost, down to -debt, and
+// sums how far each answer disagrees with the bucket, in seconds of its
+// refill: an admission when it held less than the cost, a rejection when
+// it held the cost and more (less what the answers stamped just after it
+// admitted). After each answer the bucket holds what the answer shows it
+// held, so that one late stamp costs once, not on every later answer, and
+// a wave of rejections counts as much under a limiter that charges them
+// as under one that does not.
+func inconsistency(ans []limiterAnswer, capacity, refill, charge, debt float64) float64 {
+	level, last, loss := capacity, 0.0, 0.0
+	if len(ans) > 0 {
+		last = ans[0].at
+	}
+	for _, a := range ans {
+		level = math.Min(capacity, level+refill*(a.at-last))
+		last = a.at
+		if a.admitted {
+			loss += math.Max(0, a.cost-level)
+			level = math.Max(level, a.cost) - a.cost
+			continue
+		}
+		loss += math.Max(0, level-a.ahead-a.cost)
+		level = math.Min(level, a.cost)
+		if charge > 0 {
+			level = math.Max(-debt, level-charge*a.cost)
+		}
+	}
+	return loss / refill
 }
 
 // rejectCharges are the shares of a request's cost a rejection may cost.
-// A wave pins a charging limiter at its floor whatever the share, so the
-// logs tell shares apart only by a wave's stragglers; on the botocore
-// incident, whose own backoff blurs them, a share of a half fitted best
-// and predicted the real re-run's tasks done as 7 where it finished 44.
-// The fit keeps to shares up to a fifth.
-var rejectCharges = []float64{0, 0.05, 0.1, 0.2}
+// The answers tell neighbouring shares apart by a second or two over a
+// storm of 1-second stamps, so the steps are coarse.
+var rejectCharges = []float64{0.05, 0.1, 0.15, 0.2, 0.3, 0.5}
 
-// fitSeeds is how many seeds each candidate is replayed with: a storm's
-// admissions vary from seed to seed by more than neighbouring candidates
-// differ.
-const fitSeeds = 4
+// Debts are tried up to maxDebtBuckets bucket sizes, first in debtSteps
+// steps, then in eighths of a step around the best and across the debts
+// that fit alike.
+const (
+	maxDebtBuckets = 3
+	debtSteps      = 64
+)
 
-// fitLimiter picks how the limiter charges rejections, when the user has
-// not said. The logs show a charging limiter only by its effect: while it
-// pays a debt back it admits nothing, though the quota refills. The debt
-// is what the quota refills while the limit stays closed after a wave's
-// last throttle (emptyForS, measured by the wave analysis); the charge is
-// the candidate whose replay of the incident comes closest to the trace's
-// throttled interactive share, admitted batch attempts and requests.
-func fitLimiter(sc simulate.Scenario, load traceLoad, windowS, gapS, resolutionS float64) (charge, debt float64) {
-	if load.requests == 0 || windowS <= 0 {
-		return 0, 0
+// minToleranceS is the least disagreement, in seconds, that tells two
+// limiters apart when the timestamps are finer than a second: latency
+// jitter moves an attempt by tens of milliseconds.
+const minToleranceS = 0.25
+
+// fitLimiter finds the charge and debt whose bucket agrees best with the
+// limiter's answers, when the user has not said. Two limiters that
+// disagree with them by less than the timestamps' resolution, summed over
+// the trace, fit alike.
+func fitLimiter(ans []limiterAnswer, capacity, refill, resolutionS float64) LimiterFit {
+	fit := LimiterFit{ToleranceS: math.Max(resolutionS, minToleranceS)}
+	if len(ans) == 0 || refill <= 0 || capacity <= 0 {
+		return fit
 	}
-	// The limit reopens when it holds the next caller's cost.
-	debt = math.Max(0, sc.Bucket.RefillPerS*load.closedS-math.Min(sc.Interactive.Cost, sc.Batch.Cost))
-	if debt == 0 {
-		return 0, 0
-	}
-	// Stragglers may end every burst well after the refill began, so
-	// debts of the bucket's own size are tried too.
-	var debts []float64
-	for _, d := range debtScales {
-		debts = append(debts, d*debt, d*sc.Bucket.Capacity)
-	}
-	best := math.Inf(1)
-	horizon := math.Ceil(windowS * 1.2)
-	for _, f := range rejectCharges {
-		for i, d := range debts {
-			if f == 0 && i > 0 {
-				continue
-			}
-			c := sc
-			c.Bucket.RejectFraction, c.Bucket.DebtFloor = f, d
-			var loss float64
-			for seed := range uint64(fitSeeds) {
-				out, err := simulate.Run(Prepare(c, horizon, sc.Seed+seed))
-				if err != nil {
-					return 0, 0
-				}
-				loss += loadLoss(load, replayLoad(out, windowS, gapS, resolutionS), resolutionS)
-			}
-			if loss < best-1e-9 {
-				best, charge, debt = loss, f, d
+	loss := func(charge, debt float64) float64 { return inconsistency(ans, capacity, refill, charge, debt) }
+	fit.PlainLossS = loss(0, 0)
+	maxDebt := maxDebtBuckets * capacity
+	step := maxDebt / debtSteps
+	type best struct{ loss, debt float64 }
+	perCharge := make([]best, len(rejectCharges))
+	coarse := make([][]float64, len(rejectCharges))
+	for i, c := range rejectCharges {
+		coarse[i] = make([]float64, debtSteps+1)
+		b := best{math.Inf(1), 0}
+		for k := range coarse[i] {
+			coarse[i][k] = loss(c, float64(k)*step)
+			if coarse[i][k] < b.loss-1e-9 {
+				b = best{coarse[i][k], float64(k) * step}
 			}
 		}
-	}
-	if charge == 0 {
-		return 0, 0
-	}
-	return charge, math.Round(debt)
-}
-
-// debtScales multiply the debt the closed limit shows, and the bucket's
-// size: a wave's last throttle may come from a straggling retry after the
-// limit began to refill, so the time it stayed closed shows at least the
-// debt.
-var debtScales = []float64{1, 1.5, 2}
-
-// replayLoad counts a replay as measureLoad counts the trace, over the
-// trace's window.
-func replayLoad(out *simulate.Output, windowS, gapS, resolutionS float64) traceLoad {
-	var l traceLoad
-	var ans []answer
-	end := time.Duration(windowS * float64(time.Second))
-	for i := range out.Attempts {
-		a := &out.Attempts[i]
-		if a.Arrived > end {
-			continue
-		}
-		l.requests++
-		ans = append(ans, answer{at: a.Arrived.Seconds(), batch: a.Kind == simulate.Batch, admitted: a.Status == 200, throttled: a.Status == 429})
-		switch {
-		case a.Kind == simulate.Interactive:
-			l.interactive++
-			if a.Status == 429 {
-				l.interactiveThrottled++
+		for d := b.debt - step; d <= b.debt+step; d += step / 8 {
+			if l := loss(c, d); d >= 0 && d <= maxDebt && l < b.loss-1e-9 {
+				b = best{l, d}
 			}
-		case a.Status == 200:
-			l.batchAdmitted++
+		}
+		perCharge[i] = b
+	}
+	bi := 0
+	for i, b := range perCharge {
+		if b.loss < perCharge[bi].loss-1e-9 {
+			bi = i
 		}
 	}
-	l.closedS = closedAfterBursts(ans, gapS, resolutionS)
-	return l
-}
-
-// loadLoss weighs the misses alike: the interactive share in points, the
-// others as relative errors; the closed time's only beyond one step of
-// the trace's resolution, which a cut to whole seconds may add or take.
-func loadLoss(trace, sim traceLoad, resolutionS float64) float64 {
-	rel := func(t, s int64) float64 { return math.Abs(float64(s-t)) / math.Max(1, float64(t)) }
-	share := func(l traceLoad) float64 {
-		return float64(l.interactiveThrottled) / math.Max(1, float64(l.interactive))
+	fit.LossS = perCharge[bi].loss
+	fit.Charge, fit.DebtTokens = rejectCharges[bi], perCharge[bi].debt
+	within := fit.LossS + fit.ToleranceS
+	alike := 0
+	fit.ChargeLow, fit.ChargeHigh = math.Inf(1), math.Inf(-1)
+	for i, b := range perCharge {
+		if b.loss <= within {
+			alike++
+			fit.ChargeLow, fit.ChargeHigh = math.Min(fit.ChargeLow, rejectCharges[i]), math.Max(fit.ChargeHigh, rejectCharges[i])
+		}
 	}
-	closed := math.Max(0, math.Abs(sim.closedS-trace.closedS)-resolutionS) / math.Max(1, trace.closedS)
-	return math.Abs(share(sim)-share(trace)) + rel(trace.batchAdmitted, sim.batchAdmitted) + rel(trace.requests, sim.requests) + closed
+	if math.Abs(fit.PlainLossS-fit.LossS) <= fit.ToleranceS {
+		return fit
+	}
+	if fit.PlainLossS < fit.LossS {
+		fit.Judged = true
+		fit.Charge, fit.DebtTokens, fit.ChargeLow, fit.ChargeHigh = 0, 0, 0, 0
+		return fit
+	}
+	if alike > len(rejectCharges)/2 {
+		return fit
+	}
+	fit.Judged = true
+	// The debts that fit alike, from the coarse steps within the
+	// tolerance and one step either side.
+	klo, khi := debtSteps, 0
+	for k, l := range coarse[bi] {
+		if l <= within {
+			klo, khi = min(klo, k), max(khi, k)
+		}
+	}
+	k0 := int(math.Round(perCharge[bi].debt / step))
+	klo, khi = max(0, min(klo, k0)-1), min(debtSteps, max(khi, k0)+1)
+	fit.DebtLow, fit.DebtHigh = math.Inf(1), math.Inf(-1)
+	for j := klo * 8; j <= khi*8; j++ {
+		d := float64(j) * step / 8
+		if loss(rejectCharges[bi], d) <= within {
+			fit.DebtLow, fit.DebtHigh = math.Min(fit.DebtLow, d), math.Max(fit.DebtHigh, d)
+		}
+	}
+	fit.DebtOpen = fit.DebtHigh >= maxDebt
+	if !fit.DebtOpen {
+		// The loss rises faster on one side of the debt than the other
+		// (a debt too deep holds back admissions the trace shows; one
+		// too shallow only lets through rejections the stamps may have
+		// reordered): the middle of the debts that fit alike is nearer
+		// the limiter's than the least loss.
+		fit.DebtTokens = (fit.DebtLow + fit.DebtHigh) / 2
+	}
+	// To the power of ten below a step: the trace pins the debt no finer.
+	unit := math.Pow(10, math.Floor(math.Log10(step)))
+	fit.DebtTokens, fit.DebtLow, fit.DebtHigh = unit*math.Round(fit.DebtTokens/unit), unit*math.Round(fit.DebtLow/unit), unit*math.Round(fit.DebtHigh/unit)
+	return fit
 }
 
 func describeLimiter(charge, debt float64) string {

@@ -52,7 +52,10 @@ type Params struct {
 	NonRetryable []analyze.RetriedError
 	// NonRetryableBound says how NonRetryable was cut.
 	NonRetryableBound analyze.TableBound
-	Notes             []string
+	// Limiter is how whatif fitted the limiter's reject charge and debt,
+	// nil when they were given or not fitted.
+	Limiter *LimiterFit
+	Notes   []string
 }
 
 // FromScenario takes every parameter from a scenario file.
