@@ -222,6 +222,14 @@ func TestStrayBursts(t *testing.T) {
 			bursts: []burst{{0, 1, true}, {60, 1, true}, {100, 35, false}, {120, 1, true}}, want: 1},
 		{name: "a burst spanning half a comb step", period: 60, comb: 12, binWidth: 0.1,
 			bursts: []burst{{0, 1, true}, {60, 1, true}, {95, 7, false}, {120, 1, true}}, want: 1},
+		// Inside the grid's span, a period with no wave on the grid has
+		// no retries but those of a wave whose attempts all stand apart.
+		{name: "a lone burst a comb spacing into a period with no wave", period: 60, comb: 12, binWidth: 0.1,
+			bursts: []burst{{0, 1, true}, {72, 1, false}, {120, 1, true}, {180, 1, true}}, want: 1},
+		{name: "a wave split into its attempts in a period with none on the grid", period: 60, comb: 12, binWidth: 0.1,
+			bursts: []burst{{0, 13, true}, {54, 1, false}, {66, 1, false}, {120, 13, true}, {180, 13, true}}, want: 0},
+		{name: "one attempt of the wave after the last on the grid", period: 60, comb: 12, binWidth: 0.1,
+			bursts: []burst{{0, 13, true}, {60, 13, true}, {120, 13, true}, {174, 1, false}}, want: 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -763,11 +771,112 @@ func TestSharpWaves(t *testing.T) {
 		{name: "waves merged over their comb", waves: waves(4, 4, 4.1), period: 13, comb: 3.9, want: true},
 		{name: "wide bursts of unlike widths", waves: waves(139, 110, 307), period: 836},
 		{name: "wide bursts beside a comb", waves: waves(60, 206, 70), period: 259, comb: 22},
+		// A wide comb excuses a wide median, not a burst filling most of
+		// the period: that leaves no lull before the next.
+		{name: "a burst filling most of the period", waves: waves(214, 537, 317), period: 668, comb: 241},
+		{name: "merged combs with lulls between", waves: waves(214, 250, 317), period: 668, comb: 241, want: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := sharpWaves(tc.waves, all, tc.period, tc.comb, 0.1); got != tc.want {
 				t.Errorf("sharp %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestOutgrowsSurvivors(t *testing.T) {
+	sized := func(sizes ...int64) []Wave {
+		out := make([]Wave, len(sizes))
+		for i, n := range sizes {
+			out[i] = Wave{Size: n}
+		}
+		return out
+	}
+	tests := []struct {
+		name            string
+		waves           []Wave
+		onGrid          []bool
+		want            bool
+		smaller, larger int
+	}{
+		{name: "a decaying storm", waves: sized(300, 150, 80, 40, 20), onGrid: []bool{true, true, true, true, true}},
+		{name: "alike waves in Poisson noise", waves: sized(40, 52, 35, 47), onGrid: []bool{true, true, true, true}},
+		// A wave whose attempts merged counts them all, where an earlier
+		// wave's first attempts alone made its burst.
+		{name: "a merged comb of four after one attempt", waves: sized(50, 190, 120), onGrid: []bool{true, true, true}},
+		{name: "a burst many times a wave before it", waves: sized(108, 21, 170, 293), onGrid: []bool{true, true, true, true},
+			want: true, smaller: 1, larger: 2},
+		{name: "growth after a later, smaller wave", waves: sized(204, 71, 194, 41, 13, 205), onGrid: []bool{true, true, true, true, true, true},
+			want: true, smaller: 4, larger: 5},
+		// A few requests may be the background's own clump.
+		{name: "a clump of three before the storm", waves: sized(3, 85, 67, 53), onGrid: []bool{true, true, true, true}},
+		{name: "bursts off the grid do not count", waves: sized(100, 5, 400, 60, 30), onGrid: []bool{true, false, false, true, true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			smaller, larger, got := outgrowsSurvivors(tc.waves, tc.onGrid)
+			if got != tc.want || (got && (smaller != tc.smaller || larger != tc.larger)) {
+				t.Errorf("outgrown %v (wave %d after %d), want %v (wave %d after %d)", got, larger, smaller, tc.want, tc.larger, tc.smaller)
+			}
+		})
+	}
+}
+
+// TestOutgrowsSurvivorsDecayNeverGrows is the property behind the bound:
+// sizes that only shrink, by any ratio, never outgrow a wave before them.
+func TestOutgrowsSurvivorsDecayNeverGrows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for range 1000 {
+		n := 3 + rng.IntN(12)
+		waves, on := make([]Wave, n), make([]bool, n)
+		size := 10 + rng.Float64()*1000
+		for i := range waves {
+			waves[i], on[i] = Wave{Size: int64(size)}, rng.IntN(4) > 0
+			size *= 0.3 + 0.7*rng.Float64()
+		}
+		if s, l, ok := outgrowsSurvivors(waves, on); ok {
+			t.Fatalf("sizes %v: wave %d outgrew wave %d", waves, l, s)
+		}
+	}
+}
+
+func TestLongestSlotRun(t *testing.T) {
+	tests := []struct {
+		name     string
+		period   float64   // 60 unless given
+		at       []float64 // seconds
+		onGrid   []bool
+		strayIdx []int
+		shared   bool
+		want     int
+	}{
+		{name: "waves every period", at: []float64{0, 60, 120, 180}, onGrid: []bool{true, true, true, true}, want: 4},
+		{name: "one period without a wave", at: []float64{0, 60, 180, 240}, onGrid: []bool{true, true, true, true}, want: 4},
+		{name: "bursts on a grid far apart", at: []float64{0, 817, 1722}, onGrid: []bool{true, true, true}, want: 1},
+		// Merged waves off the grid but explained by its comb fill their
+		// periods as well as waves on it do.
+		{name: "comb bursts fill the periods", period: 19.27, at: []float64{20, 25, 41.7, 61.1, 78, 83, 97, 102},
+			onGrid: []bool{true, false, false, false, true, false, true, false}, want: 5},
+		{name: "strays do not", at: []float64{0, 90, 150, 400, 460}, onGrid: []bool{true, false, false, true, true},
+			strayIdx: []int{1, 2}, want: 2},
+		{name: "strays at one offset are a comb", at: []float64{0, 90, 150, 280}, onGrid: []bool{true, false, false, true},
+			strayIdx: []int{1, 2}, shared: true, want: 4},
+		{name: "the same strays at scattered offsets", at: []float64{0, 90, 150, 280}, onGrid: []bool{true, false, false, true},
+			strayIdx: []int{1, 2}, want: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			centres := make([]float64, len(tc.at))
+			for i, a := range tc.at {
+				centres[i] = (100 + a) * 1e9
+			}
+			period := tc.period
+			if period == 0 {
+				period = 60
+			}
+			if got := longestSlotRun(centres, tc.onGrid, tc.strayIdx, tc.shared, period); got != tc.want {
+				t.Errorf("run %d, want %d", got, tc.want)
 			}
 		})
 	}

@@ -255,6 +255,14 @@ func findings(r *Result) []string {
 		acf, thr := numPair(w.ACF, w.Threshold)
 		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, and %d bursts on its grid, but they are wide and unlike in width, as bursts run together are, and three such line up by chance too often.",
 			secs(w.BestLag), acf, thr, w.OnGrid))
+	case w.BestLag > 0 && w.ACF > w.Threshold && w.Rejected == rejectedScattered:
+		acf, thr := numPair(w.ACF, w.Threshold)
+		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, and %d bursts on its grid, but at most %d periods in a row hold one (%d are needed): a fixed delay's waves come every period until the storm ends.",
+			secs(w.BestLag), acf, thr, w.OnGrid, w.GridRun, w.MinRepeats))
+	case w.BestLag > 0 && w.ACF > w.Threshold && w.Rejected == rejectedGrowth && len(w.Outgrown) == 2:
+		acf, thr := numPair(w.ACF, w.Threshold)
+		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, and %d bursts on its grid, but a burst of %s on it follows one of %s, more than %d times as many: a storm's retries are what its earlier waves left, so bursts that grow like this lined up by chance.",
+			secs(w.BestLag), acf, thr, w.OnGrid, count(w.Outgrown[1]), count(w.Outgrown[0]), survivorGrowth))
 	case w.BestLag > 0 && w.ACF > w.Threshold && w.Rejected == rejectedChance && w.GridChance != nil:
 		acf, thr := numPair(w.ACF, w.Threshold)
 		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, and %d of %s on its grid, but bursts at random times line up as well in %s of tries (at most %s allowed).",

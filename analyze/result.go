@@ -7,7 +7,7 @@ import "time"
 
 // SchemaVersion is the version of the JSON result schema (docs/result-schema.md).
 // Bump the minor for additions, the major for renames or removals.
-const SchemaVersion = "1.10"
+const SchemaVersion = "1.11"
 
 // Result is everything stampede concludes about one incident.
 type Result struct {
@@ -276,9 +276,19 @@ type Waves struct {
 	// Rejected says why a best repeat whose ACF is above its threshold is
 	// no period: "grid" (too few waves on its grid, or too many bursts
 	// off it), "wide" (three wide bursts of unlike widths, as bursts run
-	// together are) or "chance" (bursts at random times line up as well
+	// together are, or a burst filling most of the period), "scattered"
+	// (fewer than MinRepeats periods in a row hold a wave: see GridRun),
+	// "growth" (a burst on the grid many times a smaller one before it:
+	// see Outgrown) or "chance" (bursts at random times line up as well
 	// too often: see GridChance).
 	Rejected string `json:"rejected,omitempty"`
+	// GridRun is, when Rejected is "scattered", the most periods in a row
+	// that held a wave on the grid or its comb, one empty period allowed
+	// between two.
+	GridRun int `json:"grid_run,omitempty"`
+	// Outgrown is, when Rejected is "growth", the sizes of the smaller
+	// wave on the grid and of the later one that outgrew it.
+	Outgrown []int64 `json:"outgrown,omitempty"`
 	// GridChance is the share of random placements of the bursts on the
 	// grid and off it that line up as well; set when bursts off the grid
 	// made it worth asking. A period needs at most MaxGridChance.

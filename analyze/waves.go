@@ -866,13 +866,22 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		stray := strayCount(strayIdx, shared)
 		sharp := onGrid > minRepeats || sharpWaves(w.Waves, members, w.BestLag, pr.intraSpacing*seconds(bw), seconds(bw))
 		gridded := onGrid >= minRepeats && 2*stray <= onGrid
-		w.Periodic = pr.acf > pr.threshold && gridded && sharp
+		// A fixed delay replays one storm: its waves come every period
+		// until it ends, and each is what the waves before it left.
+		run := longestSlotRun(centres, members, strayIdx, shared, w.BestLag)
+		inRow := run >= minRepeats
+		smaller, larger, grows := outgrowsSurvivors(w.Waves, members)
+		w.Periodic = pr.acf > pr.threshold && gridded && sharp && inRow && !grows
 		switch {
 		case pr.acf <= pr.threshold:
 		case !gridded:
 			w.Rejected = rejectedGrid
 		case !sharp:
 			w.Rejected = rejectedWide
+		case !inRow:
+			w.Rejected, w.GridRun = rejectedScattered, run
+		case grows:
+			w.Rejected, w.Outgrown = rejectedGrowth, []int64{w.Waves[smaller].Size, w.Waves[larger].Size}
 		}
 		if shared && len(strayIdx) >= minRepeats {
 			// Retries at one offset from every wave are a grid of their
@@ -890,7 +899,7 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		}
 		if w.Periodic {
 			w.PeriodEvidence = evidenceACF
-		} else if pr.acf <= pr.threshold && pr.acf > gridACFShare*pr.threshold && onGrid >= minGridOnly && onGrid == len(centres) && sharp {
+		} else if pr.acf <= pr.threshold && pr.acf > gridACFShare*pr.threshold && onGrid >= minGridOnly && onGrid == len(centres) && sharp && inRow && !grows {
 			// A short series (a few waves stamped to the whole second)
 			// gives the shuffled-bin test little room: its threshold is
 			// high, and a period that is not a whole number of bins splits
@@ -1454,7 +1463,7 @@ func strays(centresNs []float64, waves []Wave, onGrid []bool, period, comb, binW
 		if onGrid[i] {
 			continue
 		}
-		if comb > 0 && period > 0 && combExplains(centresNs, onGrid, waves[i], period, comb, step, tol) {
+		if comb > 0 && period > 0 && combExplains(centresNs, onGrid, i, waves[i], period, comb, step, tol) {
 			continue
 		}
 		offset := 0.0
@@ -1481,7 +1490,8 @@ func strays(centresNs []float64, waves []Wave, onGrid []bool, period, comb, binW
 // sharpWaves reports whether the waves on the grid look like one wave
 // replayed: narrow against the period (their median width at most an
 // eighth of it, and a comb spacing more where a wave's first attempts and
-// retries may have run together) or all of about one width. Three bursts a
+// retries may have run together, with none filling two thirds of it) or
+// all of about one width. Three bursts a
 // period apart are the least evidence a period gets, and three wide
 // bursts, each many smaller ones run together, line up that well by
 // chance; a fixed delay's waves are sharp, or keep their shape.
@@ -1496,7 +1506,10 @@ func sharpWaves(waves []Wave, onGrid []bool, period, comb, binWidth float64) boo
 		return false
 	}
 	sort.Float64s(widths)
-	return widths[len(widths)/2] <= period/8+comb || widths[len(widths)-1] <= 2*widths[0]
+	// A burst filling most of the period leaves no lull before the next:
+	// a comb wide enough to excuse that is bursts run together.
+	narrow := widths[len(widths)/2] <= period/8+comb && widths[len(widths)-1] <= 2*period/3
+	return narrow || widths[len(widths)-1] <= 2*widths[0]
 }
 
 // gridPointBefore is the grid point at or before t (seconds), the grid
@@ -1520,8 +1533,9 @@ func gridPointBefore(centresNs []float64, onGrid []bool, t, period float64) (flo
 // the wave itself with its attempts merged into one burst at least half a
 // spacing wide that covers its grid point. The grid point of a slot
 // without a wave on the grid is one period on from the nearest wave that
-// is.
-func combExplains(centresNs []float64, onGrid []bool, w Wave, period, comb, step, tol float64) bool {
+// is; a burst from such a point within the grid's span needs another of
+// its wave's attempts beside it (attemptsOfAWave).
+func combExplains(centresNs []float64, onGrid []bool, self int, w Wave, period, comb, step, tol float64) bool {
 	if w.Width > period/2 {
 		// A wave's attempts span at most half the period, or the waves
 		// would run into one another; a burst this wide holds a point of
@@ -1551,13 +1565,35 @@ func combExplains(centresNs []float64, onGrid []bool, w Wave, period, comb, step
 		return false
 	}
 	for k := step; k*comb <= period/2+tol; k += step {
-		for _, at := range []float64{before + k*comb, after - k*comb} {
-			if at >= lo && at <= hi {
+		for _, p := range [][2]float64{{before, before + k*comb}, {after, after - k*comb}} {
+			if at := p[1]; at >= lo && at <= hi && attemptsOfAWave(centresNs, onGrid, self, p[0], period, comb*step, tol) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// attemptsOfAWave reports whether burst self, a whole number of comb
+// steps from grid point t (seconds), can be an attempt of the wave due
+// there: a wave on the grid sits at t, another burst is a whole number of
+// steps from self (its wave's other attempts), or t lies past either end
+// of the grid, where the storm's first or last wave may show one attempt
+// above the background and no more. In the storm's midst, a burst alone
+// in a period with no wave is no retry: retries follow first attempts.
+func attemptsOfAWave(centresNs []float64, onGrid []bool, self int, t, period, step, tol float64) bool {
+	first, last := math.Inf(1), math.Inf(-1)
+	for g, on := range onGrid {
+		if !on {
+			continue
+		}
+		c := centresNs[g] / 1e9
+		if math.Abs(c-t) <= gridTolerance*period {
+			return true
+		}
+		first, last = min(first, c), max(last, c)
+	}
+	return t < first-tol || t > last+tol || combPartner(centresNs, self, step, period, tol)
 }
 
 func overlapsSegments(y []float64, segs [][2][]float64) bool {
@@ -2205,9 +2241,19 @@ const (
 	evidenceACF  = "autocorrelation"
 	evidenceGrid = "burst grid"
 
-	rejectedGrid   = "grid"
-	rejectedWide   = "wide"
-	rejectedChance = "chance"
+	rejectedGrid      = "grid"
+	rejectedWide      = "wide"
+	rejectedChance    = "chance"
+	rejectedGrowth    = "growth"
+	rejectedScattered = "scattered"
+
+	// survivorGrowth bounds how many times the smallest wave on a grid a
+	// later one may be. A wave's retries are the survivors of the waves
+	// before it, so one replayed storm only shrinks; the bound leaves room
+	// for a wave whose attempts merged into one burst where an earlier
+	// wave's stood apart, its first attempts alone counted.
+	survivorGrowth = 6
+	minFloorWave   = 10
 
 	// maxGridChance is the largest share of random placements that may
 	// line up as well as the bursts of a period do.
@@ -2364,4 +2410,83 @@ func bestGridCount(times []float64, share, minPeriod float64) int {
 		}
 	}
 	return best
+}
+
+// outgrowsSurvivors finds a wave on the grid more than survivorGrowth
+// times (and past Poisson noise) the smallest wave on it before: later
+// is the index of that wave, smallest of the one it outgrew. Bursts at
+// random times that happen to fall on a grid have unrelated sizes; the
+// waves of one storm are what the waves before them left.
+func outgrowsSurvivors(waves []Wave, onGrid []bool) (smallest, later int, ok bool) {
+	smallest = -1
+	for i, on := range onGrid {
+		if !on {
+			continue
+		}
+		if smallest >= 0 {
+			floor := float64(max(waves[smallest].Size, 1))
+			if float64(waves[i].Size) > survivorGrowth*floor+3*math.Sqrt(floor)+3 {
+				return smallest, i, true
+			}
+		}
+		// A burst of a few requests may be the background's own clump:
+		// it sets no floor.
+		if waves[i].Size >= minFloorWave && (smallest < 0 || waves[i].Size < waves[smallest].Size) {
+			smallest = i
+		}
+	}
+	return 0, 0, false
+}
+
+// longestSlotRun is how many periods in a row hold the waves on the grid
+// and the bursts of their combs, a row allowing one period with none.
+func longestSlotRun(centresNs []float64, onGrid []bool, strayIdx []int, shared bool, period float64) int {
+	anchor := -1.0
+	for g, on := range onGrid {
+		if on {
+			anchor = centresNs[g] / 1e9
+			break
+		}
+	}
+	if anchor < 0 || period <= 0 {
+		return 0
+	}
+	stray := make(map[int]bool, len(strayIdx))
+	for _, i := range strayIdx {
+		stray[i] = !shared
+	}
+	best, run := 0, 0
+	prevSlot, prevT := math.MinInt, math.Inf(-1)
+	for i, c := range centresNs {
+		t := c / 1e9
+		if !onGrid[i] && stray[i] {
+			continue
+		}
+		slot := int(math.Round((t - anchor) / period))
+		switch {
+		case t-prevT > 2.5*period:
+			run = 1
+		case slot != prevSlot:
+			run++
+		}
+		best, prevSlot, prevT = max(best, run), slot, t
+	}
+	return best
+}
+
+// combPartner reports whether another burst within half a period of burst
+// self lies a whole number of steps from it: the other attempts of its
+// wave, where none of them is on the grid.
+func combPartner(centresNs []float64, self int, step, period, tol float64) bool {
+	c := centresNs[self] / 1e9
+	for j, o := range centresNs {
+		d := math.Abs(o/1e9 - c)
+		if j == self || d > period/2+tol || d < step-tol {
+			continue
+		}
+		if k := math.Round(d / step); math.Abs(d-k*step) <= tol {
+			return true
+		}
+	}
+	return false
 }

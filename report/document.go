@@ -443,6 +443,13 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 			switch w.Rejected {
 			case "wide":
 				method = append(method, fact{"why not a period", "its 3 bursts are wide and unlike in width, as bursts run together are"})
+			case "scattered":
+				method = append(method, fact{"why not a period", fmt.Sprintf("at most %d periods in a row hold a burst on its grid; %d are needed", w.GridRun, w.MinRepeats)})
+			case "growth":
+				if len(w.Outgrown) == 2 {
+					method = append(method, fact{"why not a period", fmt.Sprintf("a burst of %s on its grid follows one of %s: retries cannot outnumber what earlier waves left so far",
+						count(w.Outgrown[1]), count(w.Outgrown[0]))})
+				}
 			case "chance":
 				if w.GridChance != nil {
 					method = append(method, fact{"why not a period", fmt.Sprintf("bursts at random times line up as well in %s of tries (at most %s allowed)",
