@@ -1025,7 +1025,7 @@ func newLabelInterner(labels *timeline.Labels) *interner {
 
 // sym returns the Sym of b.
 func (in *interner) sym(b []byte) timeline.Sym {
-	if len(b) <= symKeyBytes {
+	if len(b) <= symKeyBytes && in.slots != nil {
 		return in.cached(b)
 	}
 	if id, ok := in.m[string(b)]; ok {
@@ -1037,6 +1037,11 @@ func (in *interner) sym(b []byte) timeline.Sym {
 			clear(in.m)
 		}
 		in.m[id.String()] = id
+		if in.slots == nil && len(in.m) == minSymSlots/2 {
+			// Past a few values (detection, a small file), short ones
+			// move to the table.
+			in.slots = make([]symSlot, minSymSlots)
+		}
 	}
 	return id
 }
@@ -1056,11 +1061,14 @@ type symSlot struct {
 	key [symKeyBytes]byte
 }
 
-// The table starts small, so that each of the many small files of a
-// directory costs little, doubles at half full, and is emptied at half of
-// maxSymSlots (12 MiB), as m is at maxInterned.
+// The table is made once the map holds minSymSlots/2 values: format
+// detection opens an interner per candidate format on every file of a
+// directory, and a small file interns a few values. It doubles at half
+// full and is emptied when half of maxSymSlots (12 MiB) are used, as m is
+// at maxInterned: the task ids of a large incident come back after some
+// 50,000 others, which a smaller table no longer holds.
 const (
-	minSymSlots = 1 << 8
+	minSymSlots = 1 << 9
 	maxSymSlots = 1 << 18
 )
 
@@ -1070,9 +1078,6 @@ var symSeed = maphash.MakeSeed()
 func (in *interner) cached(b []byte) timeline.Sym {
 	if len(b) == 0 {
 		return timeline.NoSym
-	}
-	if in.slots == nil {
-		in.slots = make([]symSlot, minSymSlots)
 	}
 	mask := uint64(len(in.slots) - 1)
 	i := maphash.Bytes(symSeed, b) & mask
