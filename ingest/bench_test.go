@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/stampede/stampede/simulate"
+	"github.com/stampede/stampede/timeline"
 )
 
 // generateNginx writes n lines in the stampede format: 300 tasks retried
@@ -112,4 +116,60 @@ func BenchmarkNginxUpstreamRetries(b *testing.B) {
 			t.Unix(), t.Nanosecond()/1e6, []string{"", "429 : "}[i%2], []string{"", "0.050 : "}[i%2], i%300)
 	})
 	benchmarkRead(b, data, Options{LogFormat: `$msec rt=$request_time s=$status us="$upstream_status" urt="$upstream_response_time" "$http_x_task_id"`})
+}
+
+// incidentNginx is the seed incident, scaled 8-fold, as the stampede
+// log_format: the lines `stampede analyze` reads in practice, whose task
+// ids are mostly new from one line to the next.
+var incidentNginx = sync.OnceValues(func() ([]byte, error) {
+	sc, err := simulate.LoadScenario("../testdata/scenarios/seed-incident.json")
+	if err != nil {
+		return nil, err
+	}
+	sc.Scale(8)
+	out, err := simulate.Run(sc)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := out.WriteAccessLog(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+})
+
+func BenchmarkNginxIncident(b *testing.B) {
+	data, err := incidentNginx()
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchmarkRead(b, data, Options{})
+}
+
+// BenchmarkNginxParse is the parser alone on the incident's lines, without
+// reading or growing the events slice.
+func BenchmarkNginxParse(b *testing.B) {
+	data, err := incidentNginx()
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := compileNamedOrCustom("stampede")
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte{'\n'}), []byte{'\n'})
+	p := newNginxParser(f, newInterner())
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	var e timeline.Event
+	for b.Loop() {
+		for i, line := range lines {
+			e = timeline.Event{Line: int64(i + 1)}
+			if reason := p.parse(line, &e); reason != "" {
+				b.Fatalf("line %d: %s", i+1, reason)
+			}
+		}
+	}
+	b.ReportMetric(float64(len(lines))*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
 }

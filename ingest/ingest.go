@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"os"
 	"slices"
@@ -984,7 +985,10 @@ func (lr *lineReader) read() (line []byte, tooLong bool, err error) {
 // per parser. Looking up m[string(b)] does not allocate, so a repeated value
 // costs no allocation at all.
 type interner struct {
-	m map[string]timeline.Sym
+	// slots cache the Syms of short values, m those of longer ones.
+	slots []symSlot
+	used  int
+	m     map[string]timeline.Sym
 	// labels bounds the distinct routes, User-Agents and error codes kept
 	// as logged (Options.Labels); nil keeps them all.
 	labels *timeline.Labels
@@ -1021,6 +1025,9 @@ func newLabelInterner(labels *timeline.Labels) *interner {
 
 // sym returns the Sym of b.
 func (in *interner) sym(b []byte) timeline.Sym {
+	if len(b) <= symKeyBytes && in.slots != nil {
+		return in.cached(b)
+	}
 	if id, ok := in.m[string(b)]; ok {
 		return id
 	}
@@ -1030,8 +1037,88 @@ func (in *interner) sym(b []byte) timeline.Sym {
 			clear(in.m)
 		}
 		in.m[id.String()] = id
+		if in.slots == nil && len(in.m) == minSymSlots/2 {
+			// Past a few values (detection, a small file), short ones
+			// move to the table.
+			in.slots = make([]symSlot, minSymSlots)
+		}
 	}
 	return id
+}
+
+// symKeyBytes is the longest value the interner's slots hold: a task id, a
+// UUID call or request id.
+const symKeyBytes = 43
+
+// symSlot is one entry of the interner's table of short values. The value's
+// bytes are in the slot, so that a lookup reads one cache line, and
+// neither the process-wide table nor the text it points into: task ids,
+// which change on every line, come back only after tens of thousands of
+// others, long after they have left the CPU's caches.
+type symSlot struct {
+	id  timeline.Sym
+	n   uint8
+	key [symKeyBytes]byte
+}
+
+// The table is made once the map holds minSymSlots/2 values: format
+// detection opens an interner per candidate format on every file of a
+// directory, and a small file interns a few values. It doubles at half
+// full and is emptied when half of maxSymSlots (12 MiB) are used, as m is
+// at maxInterned: the task ids of a large incident come back after some
+// 50,000 others, which a smaller table no longer holds.
+const (
+	minSymSlots = 1 << 9
+	maxSymSlots = 1 << 18
+)
+
+var symSeed = maphash.MakeSeed()
+
+// cached is sym for a value of at most symKeyBytes.
+func (in *interner) cached(b []byte) timeline.Sym {
+	if len(b) == 0 {
+		return timeline.NoSym
+	}
+	mask := uint64(len(in.slots) - 1)
+	i := maphash.Bytes(symSeed, b) & mask
+	for ; in.slots[i].n != 0; i = (i + 1) & mask {
+		if s := &in.slots[i]; int(s.n) == len(b) && string(s.key[:len(b)]) == string(b) {
+			return s.id
+		}
+	}
+	id := timeline.InternBytes(b)
+	if 2*(in.used+1) > len(in.slots) {
+		if len(in.slots) < maxSymSlots {
+			in.growSlots()
+		} else {
+			clear(in.slots)
+			in.used = 0
+		}
+		mask = uint64(len(in.slots) - 1)
+		for i = maphash.Bytes(symSeed, b) & mask; in.slots[i].n != 0; i = (i + 1) & mask {
+		}
+	}
+	s := &in.slots[i]
+	s.id, s.n = id, uint8(len(b))
+	copy(s.key[:], b)
+	in.used++
+	return id
+}
+
+// growSlots doubles the table, keeping what it holds.
+func (in *interner) growSlots() {
+	old := in.slots
+	in.slots = make([]symSlot, 2*len(old))
+	mask := uint64(len(in.slots) - 1)
+	for k := range old {
+		if s := &old[k]; s.n > 0 {
+			i := maphash.Bytes(symSeed, s.key[:s.n]) & mask
+			for in.slots[i].n != 0 {
+				i = (i + 1) & mask
+			}
+			in.slots[i] = *s
+		}
+	}
 }
 
 // label returns the Sym of a route, User-Agent or error code, as the

@@ -2,7 +2,9 @@ package ingest
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"time"
 
@@ -30,6 +32,10 @@ type nginxParser struct {
 	// agents repeat line after line, and comparing with the last one is
 	// cheaper than hashing for the interner's table.
 	recent [32]recentValue
+	// lastRequest is the last $request whose route recent holds.
+	lastRequest    []byte
+	lastRequestID  timeline.Sym
+	lastRequestSet bool
 
 	// What parse saw of the line's upstream attempts, for parseMulti;
 	// the slices alias the line.
@@ -117,6 +123,23 @@ func (p *nginxParser) label(k varKind, kind timeline.LabelKind, val []byte) time
 	return id
 }
 
+// route is the label of the path in a request line. The whole line
+// ("POST /v1/chat/completions HTTP/1.1") repeats as often as its path, so
+// the last one is remembered with the Sym label gave it, whenever label
+// remembers that path: a repeat then costs one compare.
+func (p *nginxParser) route(req []byte) timeline.Sym {
+	if p.lastRequestSet && string(req) == string(p.lastRequest) {
+		return p.lastRequestID
+	}
+	path := routeOfRequest(req)
+	id := p.label(varRequest, timeline.LabelRoute, path)
+	if r := &p.recent[varRequest]; r.id == id && r.s == string(path) {
+		p.lastRequest = append(p.lastRequest[:0], req...)
+		p.lastRequestID, p.lastRequestSet = id, true
+	}
+	return id
+}
+
 // recentValue is a variable's value on the previous line.
 type recentValue struct {
 	s  string
@@ -184,7 +207,10 @@ func (p *nginxParser) parseAs(f *logFormat, token []bool, line []byte, e *timeli
 				}
 			}
 		} else {
-			n := indexValueEnd(line[pos:], fd.next, isListKind(fd.kind))
+			n := firstValueEnd(line[pos:], fd.next, isListKind(fd.kind))
+			if n < 0 {
+				n = indexValueEnd(line[pos:], fd.next, isListKind(fd.kind))
+			}
 			if n < 0 {
 				return fmt.Sprintf("expected %s after %s at column %d", quoteLit(fd.next), fd.display(), start+1)
 			}
@@ -271,7 +297,7 @@ func (p *nginxParser) parseAs(f *logFormat, token []bool, line []byte, e *timeli
 			duration = ns
 		case varRequest:
 			if !absent {
-				e.Route = p.label(varRequest, timeline.LabelRoute, routeOfRequest(val))
+				e.Route = p.route(val)
 			}
 		case varURI:
 			if !absent && e.Route == timeline.NoSym {
@@ -295,6 +321,9 @@ func (p *nginxParser) parseAs(f *logFormat, token []bool, line []byte, e *timeli
 				p.attemptCount = int32(n)
 			}
 		case varAmzSDKRequest:
+			if absent {
+				continue
+			}
 			if a, m := parseAmzSDKRequest(val); a > 0 {
 				e.Attempt, e.MaxAttempts = a, m
 			}
@@ -601,24 +630,96 @@ func (p *nginxParser) timeLocal(val []byte) (int64, bool) {
 // indexValueEnd finds where a value ends: the first occurrence of lit. For
 // nginx's upstream lists ("0.002, 0.001", "502 : 429") a separator that
 // looks like the literal does not end the value.
+//
+// It looks for lit's first byte and then checks the rest in place, rather
+// than calling bytes.Index: the literals are one to three bytes and most
+// values a few bytes long, where bytes.Index's setup costs more than the
+// search.
 func indexValueEnd(b, lit []byte, list bool) int {
-	off := 0
-	for {
-		n := bytes.Index(b[off:], lit)
-		if n < 0 {
+	c0, rest := lit[0], lit[1:]
+	for n := 0; ; n++ {
+		k := indexByteShort(b[n:], c0)
+		if k < 0 {
 			return -1
 		}
-		n += off
-		if list && lit[0] == ' ' && isListSeparator(b, n) {
-			off = n + 1
+		n += k
+		if len(b)-n-1 < len(rest) {
+			// lit does not fit after this byte, nor after any later one.
+			return -1
+		}
+		if !hasLit(b[n+1:], rest) {
 			continue
 		}
-		if lit[0] == '"' && escapedAt(b, n) {
-			off = n + 1
+		if list && c0 == ' ' && isListSeparator(b, n) {
+			continue
+		}
+		if c0 == '"' && escapedAt(b, n) {
 			continue
 		}
 		return n
 	}
+}
+
+// firstValueEnd is indexValueEnd for the common case, small enough to be
+// inlined into the field loop: a value shorter than eight bytes, ended by
+// the first occurrence of lit's first byte, which no list separator or
+// backslash makes doubtful. It returns -1 when it cannot tell, for
+// indexValueEnd to decide.
+func firstValueEnd(b, lit []byte, list bool) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	if len(b) < 8 || len(lit) > 3 || list {
+		return -1
+	}
+	x := binary.LittleEndian.Uint64(b) ^ uint64(lit[0])*ones
+	m := (x - ones) &^ x & highs
+	k := bits.TrailingZeros64(m) / 8 // 8 when m is 0
+	if k == 8 || k+3 > len(b) || k > 0 && b[k-1] == '\\' ||
+		len(lit) > 1 && b[k+1] != lit[1] || len(lit) > 2 && b[k+2] != lit[2] {
+		return -1
+	}
+	return k
+}
+
+// indexByteShort is bytes.IndexByte for values that are mostly a few bytes
+// long: it tests eight bytes at a time in a register, so that a short value
+// costs one test and no call, and hands a long one to the vectorised search.
+func indexByteShort(b []byte, c byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	pat := uint64(c) * ones
+	i := 0
+	for ; i+8 <= len(b) && i < 32; i += 8 {
+		// A byte of x is zero where b has c; the lowest set high bit of
+		// m marks the first (a borrow only sets bits above a zero byte).
+		x := binary.LittleEndian.Uint64(b[i:]) ^ pat
+		if m := (x - ones) &^ x & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	if i < 32 {
+		for ; i < len(b); i++ {
+			if b[i] == c {
+				return i
+			}
+		}
+		return -1
+	}
+	if k := bytes.IndexByte(b[i:], c); k >= 0 {
+		return i + k
+	}
+	return -1
+}
+
+// hasLit reports whether b begins with lit, which is at most a few bytes.
+func hasLit(b, lit []byte) bool {
+	if len(b) < len(lit) {
+		return false
+	}
+	for i, c := range lit {
+		if b[i] != c {
+			return false
+		}
+	}
+	return true
 }
 
 // escapedAt reports whether b[i] is preceded by an odd run of backslashes:
