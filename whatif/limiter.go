@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/stampede/stampede/analyze"
+	"github.com/stampede/stampede/simulate"
 	"github.com/stampede/stampede/timeline"
 )
 
@@ -35,23 +36,38 @@ type LimiterFit struct {
 	LossS, PlainLossS, ToleranceS float64
 }
 
-// measureLimiter sets how the limiter charges rejections: as given; else,
-// when the quota is given, fitted to the trace; else a plain bucket,
-// assumed. A refill measured from the admissions already holds what the
-// charges took, so there is nothing to fit then.
+// measureLimiter sets how the limiter charges rejections and, unless it
+// was given, the bucket's size: as given; else, when the quota is given,
+// fitted to the trace; else a plain bucket, assumed, of the size the
+// bursts show. A refill measured from the admissions already holds what
+// the charges took, so there is nothing to fit then.
 func measureLimiter(p *Params, tl *timeline.Timeline, res *analyze.Result, given Given, start int64) {
 	sc := &p.Scenario
 	sc.Bucket.RejectFraction, sc.Bucket.DebtFloor = given.RejectCharge, given.DebtTokens
 	p.Sources["reject charge"], p.Sources["debt tokens"] = "given", "given"
-	if given.RejectCharge != 0 || given.DebtTokens != 0 {
-		return
+	chargeGiven := given.RejectCharge != 0 || given.DebtTokens != 0
+	if !chargeGiven {
+		p.Sources["reject charge"], p.Sources["debt tokens"] = "assumed", "assumed"
 	}
-	p.Sources["reject charge"], p.Sources["debt tokens"] = "assumed", "assumed"
-	if p.Sources["tokens per minute"] != "given" {
+	sizeGiven := p.Sources["bucket tokens"] == "given"
+	if p.Sources["tokens per minute"] != "given" || chargeGiven && sizeGiven {
 		return
 	}
 	resolution := res.Waves.BucketResolution
-	fit := fitLimiter(limiterAnswers(tl, start, sc.Batch.Cost, sc.Interactive.Cost, resolution), sc.Bucket.Capacity, sc.Bucket.RefillPerS, resolution)
+	ans := limiterAnswers(tl, start, sc.Batch.Cost, sc.Interactive.Cost, resolution)
+	fit, size := fitLimiter(ans, sc.Bucket, resolution, !chargeGiven, !sizeGiven)
+	if !sizeGiven {
+		p.BucketFit = &size
+		if size.Judged {
+			sc.Bucket.Capacity = size.Tokens
+			p.Notes = append(p.Notes, "the bucket's size: "+size.describe())
+		} else {
+			p.Notes = append(p.Notes, fmt.Sprintf("the limiter's answers cannot tell the bucket's size (%s); the replay uses the %s tokens the waves' first moments admitted (give --bucket-tokens when known)", size.describe(), thousands(size.BurstTokens)))
+		}
+	}
+	if chargeGiven {
+		return
+	}
 	p.Limiter = &fit
 	if !fit.Judged {
 		p.Notes = append(p.Notes, fmt.Sprintf("the logs show the limiter by its effect only, and they cannot tell how it charges rejections: put through a bucket of the quota, the trace's own attempts disagree with its answers by %.1f s under a plain bucket and by %.1f s under the best limiter that charges them, with charges of %.0f to %.0f%% within %g s of it; the replay assumes a plain bucket (give --reject-charge and --debt-tokens when known)",
@@ -191,11 +207,11 @@ const (
 // jitter moves an attempt by tens of milliseconds.
 const minToleranceS = 0.25
 
-// fitLimiter finds the charge and debt whose bucket agrees best with the
-// limiter's answers, when the user has not said. Two limiters that
-// disagree with them by less than the timestamps' resolution, summed over
-// the trace, fit alike.
-func fitLimiter(ans []limiterAnswer, capacity, refill, resolutionS float64) LimiterFit {
+// fitCharge finds the charge and debt whose bucket of the given size
+// agrees best with the limiter's answers. Two limiters that disagree with
+// them by less than the timestamps' resolution, summed over the trace, fit
+// alike.
+func fitCharge(ans []limiterAnswer, capacity, refill, resolutionS float64) LimiterFit {
 	fit := LimiterFit{ToleranceS: math.Max(resolutionS, minToleranceS)}
 	if len(ans) == 0 || refill <= 0 || capacity <= 0 {
 		return fit
@@ -282,6 +298,176 @@ func fitLimiter(ans []limiterAnswer, capacity, refill, resolutionS float64) Limi
 	unit := math.Pow(10, math.Floor(math.Log10(step)))
 	fit.DebtTokens, fit.DebtLow, fit.DebtHigh = unit*math.Round(fit.DebtTokens/unit), unit*math.Round(fit.DebtLow/unit), unit*math.Round(fit.DebtHigh/unit)
 	return fit
+}
+
+// fitRounds is how many times fitLimiter refits the charge and the size
+// in turn: each moves the other little, so they settle in one or two.
+const fitRounds = 3
+
+// fitLimiter fits what the user has not said of the limiter to its
+// answers: the charge and debt, the bucket's size, or both. Both are
+// fitted in turn, starting from the size in b (the bursts' measure), each
+// under the other's latest fit: a size too small shows as admissions the
+// bucket could not hold, one too large as rejections it could have
+// admitted, whatever the charge; the charge shows in how long the bucket
+// takes to admit again after a wave.
+func fitLimiter(ans []limiterAnswer, b simulate.BucketConfig, resolutionS float64, charge, size bool) (LimiterFit, BucketFit) {
+	tolerance := math.Max(resolutionS, minToleranceS)
+	fit := LimiterFit{Charge: b.RejectFraction, DebtTokens: b.DebtFloor, Judged: true, ToleranceS: tolerance}
+	var sf BucketFit
+	capacity := b.Capacity
+	for round := 0; ; round++ {
+		if charge {
+			fit = fitCharge(ans, capacity, b.RefillPerS, resolutionS)
+		}
+		if !size || round == fitRounds {
+			break
+		}
+		// Under the best charge even when it is not judged: a size the
+		// bursts measured wrong can leave the charges alike until the
+		// size is right.
+		sf = fitBucket(ans, b.RefillPerS, fit.Charge, fit.DebtTokens, tolerance, b.Capacity)
+		if !sf.Judged || sf.Tokens == capacity {
+			break
+		}
+		capacity = sf.Tokens
+	}
+	return fit, sf
+}
+
+// BucketFit is the bucket's size as the limiter's answers show it, when
+// whatif fitted it: the trace's attempts put through buckets of the quota,
+// under the charge and debt the replay uses, at each size.
+type BucketFit struct {
+	// Tokens is the size the replay uses: the roundest of those that fit
+	// best when Judged, else BurstTokens.
+	Tokens float64
+	// Low and High are the sizes whose answers are within ToleranceS of
+	// the best: the trace cannot tell them apart.
+	Low, High float64
+	// BestLow and BestHigh are the sizes within minToleranceS of the
+	// best, of which Tokens is the roundest: a bucket larger by less than
+	// a request leaves room only an interactive rejection could show, so
+	// the answers fit a plateau about a request wide, and quotas are set
+	// in round numbers.
+	BestLow, BestHigh float64
+	// Judged is false when the sizes that fit alike reach the least or
+	// the largest tried: the replay then keeps BurstTokens.
+	Judged bool
+	// BurstTokens is what the waves' first moments admitted, the size
+	// measured without the answers.
+	BurstTokens float64
+	// LossS is the best size's disagreement with the limiter's answers, in
+	// seconds (see inconsistency).
+	LossS, ToleranceS float64
+}
+
+// describe says what the size fit found and how closely the trace pins it.
+func (f BucketFit) describe() string {
+	if !f.Judged {
+		return fmt.Sprintf("put through a bucket of the quota, the trace's own attempts agree with them within %g s of the best %.1f s at sizes of %s to %s tokens, the least or the largest tried", f.ToleranceS, f.LossS, thousands(f.Low), thousands(f.High))
+	}
+	return fmt.Sprintf("put through a bucket of the quota, the trace's own attempts fit best a bucket of %s tokens: sizes of %s to %s tokens agree with the limiter's answers within %g s of the best %.1f s; the waves' first moments admitted %s (give --bucket-tokens when known)",
+		thousands(f.Tokens), thousands(f.Low), thousands(f.High), f.ToleranceS, f.LossS, thousands(f.BurstTokens))
+}
+
+// maxBucketS is the largest bucket tried, in seconds of its refill: twice
+// a quota per minute held whole.
+const maxBucketS = 120
+
+// bucketRatio is the step between the sizes first tried, an eighth of an
+// octave: the loss rises by the refill's time for each token a size is
+// off at each burst, so the best lies between its neighbours.
+var bucketRatio = math.Pow(2, 1.0/8)
+
+// fitBucket finds the bucket's size whose answers agree best with the
+// limiter's under the given charge and debt, from one request's cost to
+// maxBucketS of refill (or four times the bursts' measure, burst), first
+// an eighth of an octave apart, then in round steps near a 64th of an
+// octave across the sizes that fit alike.
+func fitBucket(ans []limiterAnswer, refill, charge, debt, tolerance, burst float64) BucketFit {
+	f := BucketFit{BurstTokens: burst, ToleranceS: tolerance, Tokens: burst}
+	var least float64
+	for _, a := range ans {
+		least = math.Max(least, a.cost)
+	}
+	if least <= 0 || refill <= 0 {
+		return f
+	}
+	loss := func(c float64) float64 { return inconsistency(ans, c, refill, charge, debt) }
+	most := math.Max(refill*maxBucketS, 4*burst)
+	var sizes, losses []float64
+	for c := least; c <= most*bucketRatio; c *= bucketRatio {
+		sizes, losses = append(sizes, c), append(losses, loss(c))
+	}
+	kb := 0
+	for k, l := range losses {
+		if l < losses[kb]-1e-9 {
+			kb = k
+		}
+	}
+	f.LossS = losses[kb]
+	within := f.LossS + tolerance
+	klo, khi := kb, kb
+	for k, l := range losses {
+		if l <= within {
+			klo, khi = min(klo, k), max(khi, k)
+		}
+	}
+	lo, hi := sizes[max(0, klo-1)], sizes[min(len(sizes)-1, khi+1)]
+	// The finer sizes are round numbers, as quotas are: multiples of 1, 2
+	// or 5 times a power of ten, near a 64th of an octave.
+	step := roundStep(sizes[kb] * (bucketRatio - 1) / 8)
+	var fine, fineLoss []float64
+	for c := math.Ceil(lo/step) * step; c <= hi; c += step {
+		fine, fineLoss = append(fine, c), append(fineLoss, loss(c))
+		f.LossS = math.Min(f.LossS, fineLoss[len(fineLoss)-1])
+	}
+	within = f.LossS + tolerance
+	f.Low, f.High = math.Inf(1), math.Inf(-1)
+	bestLow, bestHigh := math.Inf(1), math.Inf(-1)
+	for i, c := range fine {
+		if fineLoss[i] <= within {
+			f.Low, f.High = math.Min(f.Low, c), math.Max(f.High, c)
+		}
+		if fineLoss[i] <= f.LossS+minToleranceS {
+			bestLow, bestHigh = math.Min(bestLow, c), math.Max(bestHigh, c)
+		}
+	}
+	if f.Low > f.High {
+		f.Low, f.High = sizes[klo], sizes[khi]
+	}
+	f.Judged = klo > 0 && khi < len(sizes)-1 && bestLow <= bestHigh
+	if f.Judged {
+		f.Tokens = roundest(bestLow, bestHigh)
+		f.BestLow, f.BestHigh = bestLow, bestHigh
+	}
+	return f
+}
+
+// roundest is the roundest number in [lo, hi]: a multiple of the largest
+// power of ten, or else of half of it, that one holds; the least of them on
+// a tie.
+func roundest(lo, hi float64) float64 {
+	for u := math.Pow(10, math.Ceil(math.Log10(hi))); u >= 1; u /= 10 {
+		for _, m := range []float64{u, u / 2} {
+			if c := math.Ceil(lo/m) * m; c <= hi {
+				return c
+			}
+		}
+	}
+	return lo
+}
+
+// roundStep is the 1, 2 or 5 times a power of ten nearest below v.
+func roundStep(v float64) float64 {
+	unit := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{5, 2} {
+		if m*unit <= v {
+			return m * unit
+		}
+	}
+	return unit
 }
 
 func describeLimiter(charge, debt float64) string {

@@ -55,7 +55,10 @@ type Params struct {
 	// Limiter is how whatif fitted the limiter's reject charge and debt,
 	// nil when they were given or not fitted.
 	Limiter *LimiterFit
-	Notes   []string
+	// BucketFit is how whatif fitted the bucket's size, nil when it was
+	// given or not fitted.
+	BucketFit *BucketFit
+	Notes     []string
 }
 
 // FromScenario takes every parameter from a scenario file.
@@ -712,8 +715,11 @@ func measureBucket(batch []*timeline.Event, res *analyze.Result, retryAfter floa
 	for i, w := range waves {
 		// A wave's start is that of its first bin of call starts, which
 		// may lie after the first arrivals the bucket admitted: take the
-		// first batch attempt within a width before it.
-		lead := int64(math.Max(w.Width, 0.5) * 1e9)
+		// first batch attempt within a width before it, or within the
+		// stamps' resolution (an access log's whole second stamps an
+		// attempt up to a second before the call log's clock, and an
+		// admitted one a duration earlier still).
+		lead := int64(math.Max(math.Max(w.Width, 0.5), res.Waves.BucketResolution) * 1e9)
 		t0 := w.Start.UnixNano()
 		if j, _ := slices.BinarySearchFunc(batch, t0-lead, func(e *timeline.Event, t int64) int { return cmpInt(e.Start, t) }); j < len(batch) {
 			t0 = min(t0, batch[j].Start)
