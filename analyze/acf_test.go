@@ -852,7 +852,7 @@ func TestLongestSlotRun(t *testing.T) {
 		want     int
 	}{
 		{name: "waves every period", at: []float64{0, 60, 120, 180}, onGrid: []bool{true, true, true, true}, want: 4},
-		{name: "one period without a wave", at: []float64{0, 60, 180, 240}, onGrid: []bool{true, true, true, true}, want: 4},
+		{name: "a period without a wave ends the row", at: []float64{0, 60, 180, 240, 300}, onGrid: []bool{true, true, true, true, true}, want: 3},
 		{name: "bursts on a grid far apart", at: []float64{0, 817, 1722}, onGrid: []bool{true, true, true}, want: 1},
 		// Merged waves off the grid but explained by its comb fill their
 		// periods as well as waves on it do.
@@ -860,9 +860,9 @@ func TestLongestSlotRun(t *testing.T) {
 			onGrid: []bool{true, false, false, false, true, false, true, false}, want: 5},
 		{name: "strays do not", at: []float64{0, 90, 150, 400, 460}, onGrid: []bool{true, false, false, true, true},
 			strayIdx: []int{1, 2}, want: 2},
-		{name: "strays at one offset are a comb", at: []float64{0, 90, 150, 280}, onGrid: []bool{true, false, false, true},
+		{name: "strays at one offset are a comb", at: []float64{0, 70, 130, 180}, onGrid: []bool{true, false, false, true},
 			strayIdx: []int{1, 2}, shared: true, want: 4},
-		{name: "the same strays at scattered offsets", at: []float64{0, 90, 150, 280}, onGrid: []bool{true, false, false, true},
+		{name: "the same strays at scattered offsets", at: []float64{0, 70, 130, 180}, onGrid: []bool{true, false, false, true},
 			strayIdx: []int{1, 2}, want: 1},
 	}
 	for _, tc := range tests {

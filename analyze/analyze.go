@@ -255,6 +255,10 @@ func findings(r *Result) []string {
 		acf, thr := numPair(w.ACF, w.Threshold)
 		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, and %d bursts on its grid, but they are wide and unlike in width, as bursts run together are, and three such line up by chance too often.",
 			secs(w.BestLag), acf, thr, w.OnGrid))
+	case w.BestLag > 0 && w.ACF > w.Threshold && w.Rejected == rejectedOverlap:
+		acf, thr := numPair(w.ACF, w.Threshold)
+		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, and %d bursts on its grid, but one of them lasts longer than %s, so it would run into the next: bursts run together, not waves.",
+			secs(w.BestLag), acf, thr, w.OnGrid, secs(w.BestLag)))
 	case w.BestLag > 0 && w.ACF > w.Threshold && w.Rejected == rejectedScattered:
 		acf, thr := numPair(w.ACF, w.Threshold)
 		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, and %d bursts on its grid, but at most %d periods in a row hold one (%d are needed): a fixed delay's waves come every period until the storm ends.",

@@ -276,15 +276,15 @@ type Waves struct {
 	// Rejected says why a best repeat whose ACF is above its threshold is
 	// no period: "grid" (too few waves on its grid, or too many bursts
 	// off it), "wide" (three wide bursts of unlike widths, as bursts run
-	// together are, or a burst filling most of the period), "scattered"
+	// together are, or a burst filling most of the period), "overlap" (a
+	// burst on the grid lasting longer than the period), "scattered"
 	// (fewer than MinRepeats periods in a row hold a wave: see GridRun),
 	// "growth" (a burst on the grid many times a smaller one before it:
 	// see Outgrown) or "chance" (bursts at random times line up as well
 	// too often: see GridChance).
 	Rejected string `json:"rejected,omitempty"`
 	// GridRun is, when Rejected is "scattered", the most periods in a row
-	// that held a wave on the grid or its comb, one empty period allowed
-	// between two.
+	// that held a wave on the grid or a burst of its comb.
 	GridRun int `json:"grid_run,omitempty"`
 	// Outgrown is, when Rejected is "growth", the sizes of the smaller
 	// wave on the grid and of the later one that outgrew it.

@@ -812,15 +812,44 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		stop := time.Unix(0, arrivals[len(arrivals)-1]).UTC()
 		w.BurstsStopped = &stop
 	}
-	for _, br := range bursts {
-		lo, hi := b.t0+int64(br.lo)*bw, b.t0+int64(br.hi+1)*bw
-		arrivals := between(times, lo, hi)
-		var bg float64
-		for i := br.lo; i <= br.hi; i++ {
-			bg += level[i]
+	addBursts := func(bursts []burst, level []float64) {
+		for _, br := range bursts {
+			lo, hi := b.t0+int64(br.lo)*bw, b.t0+int64(br.hi+1)*bw
+			arrivals := between(times, lo, hi)
+			var bg float64
+			for i := br.lo; i <= br.hi; i++ {
+				bg += level[i]
+			}
+			if int64(len(arrivals))-int64(math.Round(bg)) >= minWaveSize {
+				addWave(arrivals, bg)
+			}
 		}
-		if int64(len(arrivals))-int64(math.Round(bg)) >= minWaveSize {
-			addWave(arrivals, bg)
+	}
+	addBursts(bursts, level)
+	if narrow := max(1, int(int64(time.Second)/bw)); pr.found && smooth > narrow {
+		// Smoothing over a twentieth of a long period dilutes narrow waves
+		// in a busy background until only the first stand out, or one in
+		// the storm's midst sinks. Where that leaves too few on the grid
+		// for a period (or for the grid's own evidence, under the
+		// threshold), or a period with none between two that have one,
+		// the bursts are looked for again over a second, and the second
+		// look is kept if more waves land on the grid.
+		_, on, members := refinePeriodGrid(periodBins*seconds(bw), seconds(bw), centres)
+		var off []int
+		for i, m := range members {
+			if !m {
+				off = append(off, i)
+			}
+		}
+		if on < minRepeats || (pr.acf <= pr.threshold && on < minGridOnly) || longestSlotRun(centres, members, off, false, periodBins*seconds(bw)) < min(on, minRepeats) {
+			kept, keptCentres, keptStop, keptLevel := w.Waves, centres, w.BurstsStopped, level
+			w.Waves, centres, w.BurstsStopped = nil, nil, nil
+			var nb []burst
+			nb, level = findBursts(b.counts, min(block, len(b.counts)), narrow, mergeGap)
+			addBursts(nb, level)
+			if _, on2, _ := refinePeriodGrid(periodBins*seconds(bw), seconds(bw), centres); on2 <= on {
+				w.Waves, centres, w.BurstsStopped, level = kept, keptCentres, keptStop, keptLevel
+			}
 		}
 	}
 
@@ -865,19 +894,27 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		strayIdx, shared := strays(centres, w.Waves, members, w.BestLag, pr.intraSpacing*seconds(bw), seconds(bw))
 		stray := strayCount(strayIdx, shared)
 		sharp := onGrid > minRepeats || sharpWaves(w.Waves, members, w.BestLag, pr.intraSpacing*seconds(bw), seconds(bw))
+		// A burst outlasting the period would run into the next wave:
+		// it is bursts run together, not a wave.
+		apart := true
+		for i, on := range members {
+			apart = apart && !(on && w.Waves[i].Width > w.BestLag)
+		}
 		gridded := onGrid >= minRepeats && 2*stray <= onGrid
 		// A fixed delay replays one storm: its waves come every period
 		// until it ends, and each is what the waves before it left.
 		run := longestSlotRun(centres, members, strayIdx, shared, w.BestLag)
 		inRow := run >= minRepeats
 		smaller, larger, grows := outgrowsSurvivors(w.Waves, members)
-		w.Periodic = pr.acf > pr.threshold && gridded && sharp && inRow && !grows
+		w.Periodic = pr.acf > pr.threshold && gridded && sharp && apart && inRow && !grows
 		switch {
 		case pr.acf <= pr.threshold:
 		case !gridded:
 			w.Rejected = rejectedGrid
 		case !sharp:
 			w.Rejected = rejectedWide
+		case !apart:
+			w.Rejected = rejectedOverlap
 		case !inRow:
 			w.Rejected, w.GridRun = rejectedScattered, run
 		case grows:
@@ -899,7 +936,7 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		}
 		if w.Periodic {
 			w.PeriodEvidence = evidenceACF
-		} else if pr.acf <= pr.threshold && pr.acf > gridACFShare*pr.threshold && onGrid >= minGridOnly && onGrid == len(centres) && sharp && inRow && !grows {
+		} else if pr.acf <= pr.threshold && pr.acf > gridACFShare*pr.threshold && onGrid >= minGridOnly && onGrid == len(centres) && sharp && apart && inRow && !grows {
 			// A short series (a few waves stamped to the whole second)
 			// gives the shuffled-bin test little room: its threshold is
 			// high, and a period that is not a whole number of bins splits
@@ -2246,6 +2283,7 @@ const (
 	rejectedChance    = "chance"
 	rejectedGrowth    = "growth"
 	rejectedScattered = "scattered"
+	rejectedOverlap   = "overlap"
 
 	// survivorGrowth bounds how many times the smallest wave on a grid a
 	// later one may be. A wave's retries are the survivors of the waves
@@ -2439,7 +2477,9 @@ func outgrowsSurvivors(waves []Wave, onGrid []bool) (smallest, later int, ok boo
 }
 
 // longestSlotRun is how many periods in a row hold the waves on the grid
-// and the bursts of their combs, a row allowing one period with none.
+// or the bursts of their combs. A decaying storm's waves shrink from one
+// to the next, so a period with none ends it: a wave after an empty
+// period is another storm's, or chance.
 func longestSlotRun(centresNs []float64, onGrid []bool, strayIdx []int, shared bool, period float64) int {
 	anchor := -1.0
 	for g, on := range onGrid {
@@ -2464,7 +2504,7 @@ func longestSlotRun(centresNs []float64, onGrid []bool, strayIdx []int, shared b
 		}
 		slot := int(math.Round((t - anchor) / period))
 		switch {
-		case t-prevT > 2.5*period:
+		case t-prevT > 1.5*period || slot-prevSlot > 1:
 			run = 1
 		case slot != prevSlot:
 			run++

@@ -23,6 +23,24 @@ func TestFindWavesSynthetic(t *testing.T) {
 		suspects bool
 		opt      Options
 	}{
+		// Smoothed over a twentieth of the period, 10 s, a wave of 15
+		// calls 0.3 s wide sinks into a background of 12 requests: on two
+		// of these seeds only the first two waves stood out until the
+		// bursts were looked for again over a second.
+		{
+			name: "narrow waves of a 200 s requeue in a busy background, wire only",
+			in: incident{sizes: geometric(48, 0.56, 5), width: 270 * time.Millisecond, requeue: 200 * time.Second,
+				attempts: 1, attemptTime: 100 * time.Millisecond, background: 1.2, wireOnly: true, seed: 3},
+			periodic: true, waves: 4,
+		},
+		// The same smoothing can sink one wave in the storm's midst (11
+		// calls), leaving a period with no wave between two that have one.
+		{
+			name: "a small wave between two of a 187 s requeue",
+			in: incident{sizes: geometric(51, 0.46, 4), width: 170 * time.Millisecond, requeue: 187500 * time.Millisecond,
+				attempts: 1, attemptTime: 70 * time.Millisecond, background: 0.5, seed: 92},
+			periodic: true, waves: 4,
+		},
 		{
 			name: "requeue 60s + 2x retry-after 12s, SDK log",
 			in: incident{sizes: geometric(400, 0.7, 8), width: 3 * time.Second, requeue: 60 * time.Second,
@@ -102,8 +120,8 @@ func checkWaves(t *testing.T, in incident, opt Options, periodic bool, waves int
 			w := res.Waves
 			t.Logf("significance %.2f (ACF %.3f / %.3f)", w.Significance, w.ACF, w.Threshold)
 			if w.Periodic != tc.periodic {
-				t.Fatalf("Periodic = %v, want %v (period %.2f s, ACF %.3f, threshold %.3f, %d waves)",
-					w.Periodic, tc.periodic, w.Period, w.ACF, w.Threshold, len(w.Waves))
+				t.Fatalf("Periodic = %v, want %v (period %.2f s, ACF %.3f, threshold %.3f, %d waves, rejected %q): %+v",
+					w.Periodic, tc.periodic, w.Period, w.ACF, w.Threshold, len(w.Waves), w.Rejected, w.Waves)
 			}
 			if !tc.periodic {
 				if len(w.Suspects) != 0 {
@@ -406,6 +424,9 @@ func TestWaveFindings(t *testing.T) {
 		{name: "bursts that line up by chance",
 			waves: Waves{BestLag: 91.6, ACF: 0.076, Threshold: 0.070, OnGrid: 6, MinRepeats: 3, Waves: make([]Wave, 8), Rejected: rejectedChance, GridChance: &chance, MaxGridChance: maxGridChance},
 			want:  "and 6 of 8 bursts on its grid, but bursts at random times line up as well in 14.0% of tries (at most 5.0% allowed)"},
+		{name: "a burst outlasting the period",
+			waves: Waves{BestLag: 171.6, ACF: 0.148, Threshold: 0.146, OnGrid: 6, MinRepeats: 3, Waves: make([]Wave, 7), Rejected: rejectedOverlap},
+			want:  "and 6 bursts on its grid, but one of them lasts longer than 172 s, so it would run into the next"},
 		{name: "waves not in a row",
 			waves: Waves{BestLag: 17.7, ACF: 0.125, Threshold: 0.106, OnGrid: 3, MinRepeats: 3, Waves: make([]Wave, 4), Rejected: rejectedScattered, GridRun: 1},
 			want:  "and 3 bursts on its grid, but at most 1 periods in a row hold one (3 are needed)"},

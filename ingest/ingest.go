@@ -1000,10 +1000,11 @@ type interner struct {
 	short  []byte
 }
 
-// maxInterned bounds the local table, which is emptied when it fills: the
-// values worth caching (routes, agents, codes, the tasks in flight) come
-// back within a few thousand lines, while a log of millions of tasks would
-// otherwise hold every task id twice, here and in the shared table.
+// maxInterned bounds the local map, which is emptied when it fills: a log
+// of millions of tasks would otherwise hold every task id twice, here and
+// in the shared table. Routes, agents and codes come back within a few
+// lines; a task id comes back only after tens of thousands of others,
+// which is what the larger table of short values (maxSymSlots) is for.
 const maxInterned = 1 << 16
 
 // newInterner starts with an empty table that grows with the log: format

@@ -443,6 +443,8 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 			switch w.Rejected {
 			case "wide":
 				method = append(method, fact{"why not a period", "its 3 bursts are wide and unlike in width, as bursts run together are"})
+			case "overlap":
+				method = append(method, fact{"why not a period", "a burst on its grid lasts longer than the period, so it would run into the next"})
 			case "scattered":
 				method = append(method, fact{"why not a period", fmt.Sprintf("at most %d periods in a row hold a burst on its grid; %d are needed", w.GridRun, w.MinRepeats)})
 			case "growth":
