@@ -454,12 +454,7 @@ func TestHandleMsSpreadsRetries(t *testing.T) {
 		{"2 ms each", 2, 0.8 * 0.002 * 200, 1.2 * 0.002 * 200},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			sc := DefaultScenario()
-			sc.Interactive.RatePerS = 0
-			sc.Batch.Tasks, sc.Batch.Cost, sc.Batch.SubmitWindowS = 200, 1000, 0.001
-			sc.Bucket.Capacity, sc.Bucket.RefillPerS = 5000, 100
-			sc.SDK.MaxAttempts, sc.SDK.RetryAfterS, sc.SDK.RetryAfterMode = 3, 2, RetryAfterExact
-			sc.Runner = RunnerPolicy{RequeueDelayS: 10, RequeueJitter: JitterNone, Survival: 1, MaxQueueAttempts: 2}
+			sc := burstScenario(200, 0.001, 3)
 			sc.Batch.HandleMs = tt.handleMs
 			out, err := Run(sc)
 			if err != nil {
@@ -492,12 +487,7 @@ func TestFirstWaveMsDelaysFirstFailures(t *testing.T) {
 		{"a limit of 10 opens a thirtieth of the connections", 800, 10, 0.8 / 30, 0.8/30 + 0.001},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			sc := DefaultScenario()
-			sc.Interactive.RatePerS = 0
-			sc.Batch.Tasks, sc.Batch.Cost, sc.Batch.SubmitWindowS = 300, 1000, 0.2
-			sc.Bucket.Capacity, sc.Bucket.RefillPerS = 5000, 100
-			sc.SDK.MaxAttempts, sc.SDK.RetryAfterS, sc.SDK.RetryAfterMode = 1, 2, RetryAfterExact
-			sc.Runner = RunnerPolicy{RequeueDelayS: 10, RequeueJitter: JitterNone, Survival: 1, MaxQueueAttempts: 2}
+			sc := burstScenario(300, 0.2, 1)
 			sc.Batch.FirstWaveMs = tt.firstMs
 			if tt.limit > 0 {
 				sc.Batch.Concurrency = &Concurrency{Mode: ConcurrencyFixed, Limit: tt.limit}
@@ -724,4 +714,18 @@ func BenchmarkWriteAccessLog(b *testing.B) {
 		n += int64(buf.Len())
 	}
 	b.ReportMetric(float64(n)/1e6/b.Elapsed().Seconds(), "MB/s")
+}
+
+// burstScenario is a batch of tasks submitted within window seconds into a
+// bucket they overrun at once, with no interactive traffic, an SDK making
+// up to maxAttempts per call and honouring a 2 s retry-after, and a runner
+// requeuing every failure once after 10 s.
+func burstScenario(tasks int, window float64, maxAttempts int) Scenario {
+	sc := DefaultScenario()
+	sc.Interactive.RatePerS = 0
+	sc.Batch.Tasks, sc.Batch.Cost, sc.Batch.SubmitWindowS = tasks, 1000, window
+	sc.Bucket.Capacity, sc.Bucket.RefillPerS = 5000, 100
+	sc.SDK.MaxAttempts, sc.SDK.RetryAfterS, sc.SDK.RetryAfterMode = maxAttempts, 2, RetryAfterExact
+	sc.Runner = RunnerPolicy{RequeueDelayS: 10, RequeueJitter: JitterNone, Survival: 1, MaxQueueAttempts: 2}
+	return sc
 }
