@@ -2291,7 +2291,9 @@ const (
 	// for a wave whose attempts merged into one burst where an earlier
 	// wave's stood apart, its first attempts alone counted.
 	survivorGrowth = 6
-	minFloorWave   = 10
+	// minFloorWave is the smallest wave that bounds the later ones: a
+	// burst of a few requests may be the background's own clump.
+	minFloorWave = 10
 
 	// maxGridChance is the largest share of random placements that may
 	// line up as well as the bursts of a period do.
@@ -2451,8 +2453,9 @@ func bestGridCount(times []float64, share, minPeriod float64) int {
 }
 
 // outgrowsSurvivors finds a wave on the grid more than survivorGrowth
-// times (and past Poisson noise) the smallest wave on it before: later
-// is the index of that wave, smallest of the one it outgrew. Bursts at
+// times (and past Poisson noise) the smallest wave of at least
+// minFloorWave on it before: later is the index of that wave, smallest
+// that of the one it outgrew. Bursts at
 // random times that happen to fall on a grid have unrelated sizes; the
 // waves of one storm are what the waves before them left.
 func outgrowsSurvivors(waves []Wave, onGrid []bool) (smallest, later int, ok bool) {
@@ -2467,8 +2470,6 @@ func outgrowsSurvivors(waves []Wave, onGrid []bool) (smallest, later int, ok boo
 				return smallest, i, true
 			}
 		}
-		// A burst of a few requests may be the background's own clump:
-		// it sets no floor.
 		if waves[i].Size >= minFloorWave && (smallest < 0 || waves[i].Size < waves[smallest].Size) {
 			smallest = i
 		}
