@@ -241,6 +241,12 @@ func recordedChecks(truth *recordedTruth, mix inputMix, res *analyze.Result) []r
 	if mix.http {
 		add("attempts", rec.HTTP.Attempts == truth.HTTP.Requests, rec.HTTP.Attempts, truth.HTTP.Requests)
 		add("throttled", rec.HTTP.Throttled == truth.HTTP.Throttled, rec.HTTP.Throttled, truth.HTTP.Throttled)
+		if u := rec.HTTP.Unknown; u > 0 {
+			// Where the log leaves outcomes unknown, the range the report
+			// gives must hold the truth.
+			add("throttled range", rec.HTTP.Throttled <= truth.HTTP.Throttled && truth.HTTP.Throttled <= rec.HTTP.Throttled+u,
+				fmt.Sprintf("%d to %d", rec.HTTP.Throttled, rec.HTTP.Throttled+u), truth.HTTP.Throttled)
+		}
 	}
 	if mix.http {
 		// Each class's throttles, whether the class was logged or inferred.
@@ -274,6 +280,10 @@ func recordedChecks(truth *recordedTruth, mix inputMix, res *analyze.Result) []r
 	if mix.http && (mix.calls || mix.debug) {
 		want := truth.recoveredThrottles()
 		add("recovered throttles", rec.ThrottledRecovered == want, rec.ThrottledRecovered, want)
+		if u := rec.ThrottledInUnknownCalls; u > 0 {
+			add("recovered throttles range", rec.ThrottledRecovered <= want && want <= rec.ThrottledRecovered+u,
+				fmt.Sprintf("%d to %d", rec.ThrottledRecovered, rec.ThrottledRecovered+u), want)
+		}
 	}
 
 	w := res.Waves

@@ -23,14 +23,20 @@ func appSide(j *joins, keep func(*callUnit) bool) AppSide {
 			continue
 		}
 		a.Calls++
-		if c.failed() {
+		switch {
+		case c.failed():
 			a.Failed++
 			if c.outcome == timeline.OutcomeThrottled {
 				a.FailedThrottle++
 			}
+		case c.outcome == timeline.OutcomeUnknown:
+			a.Unknown++
 		}
 	}
 	a.ErrorRate = ratio(float64(a.Failed), float64(a.Calls))
+	if a.Unknown > 0 {
+		a.ErrorRateMax = ratio(float64(a.Failed+a.Unknown), float64(a.Calls))
+	}
 	if j.callsFromLog {
 		a.Source = "sdk log"
 	} else {
@@ -93,7 +99,7 @@ func inferredHTTPSide(j *joins, keep func(*callUnit) bool) (HTTPSide, bool) {
 		}
 		h.Attempts += int64(c.attempts)
 	}
-	h.ThrottleRate = ratio(float64(h.Throttled), float64(h.Attempts))
+	h.setRates()
 	h.Inferred = inferredHTTPNote
 	return h, h.Attempts > 0
 }
@@ -124,10 +130,10 @@ func reconcile(j *joins) Reconciliation {
 
 	// Split every throttled attempt by the fate of its call, as seen on the
 	// wire: a later ok attempt in the same group recovered it.
-	recovered := spill.Make[bool](len(j.groups), len(j.groups))
-	defer spill.Free(recovered)
+	lastOutcome := spill.Make[timeline.Outcome](len(j.groups), len(j.groups))
+	defer spill.Free(lastOutcome)
 	for g := range j.groups {
-		recovered[g] = tl.Events[j.groups[g].last].Outcome == timeline.OutcomeOK
+		lastOutcome[g] = tl.Events[j.groups[g].last].Outcome
 	}
 	unjoinedByClass := map[timeline.Class]int64{}
 	proxyCodes := map[string]int64{}
@@ -144,9 +150,12 @@ func reconcile(j *joins) Reconciliation {
 		case g < 0:
 			r.ThrottledUnjoined++
 			unjoinedByClass[e.Class]++
-		case recovered[g] && i != j.groups[g].last:
+		case lastOutcome[g] == timeline.OutcomeOK && i != j.groups[g].last:
 			// The group ends in success and this attempt is not its end.
 			r.ThrottledRecovered++
+		case lastOutcome[g] == timeline.OutcomeUnknown:
+			// Recovered or not, as the unlogged last outcome was.
+			r.ThrottledInUnknownCalls++
 		default:
 			r.ThrottledInFailedCalls++
 		}
@@ -166,7 +175,7 @@ func reconcile(j *joins) Reconciliation {
 		}
 	} else {
 		for g := range j.groups {
-			if recovered[g] && j.groups[g].n > 1 {
+			if lastOutcome[g] == timeline.OutcomeOK && j.groups[g].n > 1 {
 				r.CallsRecoveredByRetry++
 			}
 		}
@@ -263,11 +272,14 @@ func explainReconcile(r *Reconciliation) []string {
 	if h.Attempts > 0 && a.Calls > 0 {
 		// Compared as printed: rates that print alike are not said to differ.
 		link := "and"
-		switch ap, hp := pct(a.ErrorRate), pct(h.ThrottleRate); {
-		case ap == hp:
-		case a.ErrorRate < h.ThrottleRate:
+		// Where outcomes are unknown, the rates are ranges, and only ranges
+		// apart differ.
+		errMax, throttleMax := max(a.ErrorRate, a.ErrorRateMax), max(h.ThrottleRate, h.ThrottleRateMax)
+		switch {
+		case pct(a.ErrorRate) == pct(h.ThrottleRate) || pct(errMax) == pct(h.ThrottleRate) || pct(a.ErrorRate) == pct(throttleMax):
+		case errMax < h.ThrottleRate:
 			link = "but only"
-		case a.ErrorRate > h.ThrottleRate:
+		case a.ErrorRate > throttleMax:
 			link = "while"
 		}
 		calls := plural(a.Calls, "call", "calls")
@@ -277,23 +289,27 @@ func explainReconcile(r *Reconciliation) []string {
 			calls += fmt.Sprintf(" (inferred from the %s attempts that carry join keys)", count(r.AttemptsJoined))
 		}
 		s := fmt.Sprintf("%s of %s HTTP %s %s throttled (%s), %s %s of %s %s failed (%s)",
-			pct(h.ThrottleRate), count(h.Attempts), plural(h.Attempts, "attempt", "attempts"), plural(h.Attempts, "was", "were"),
-			count(h.Throttled), link, pct(a.ErrorRate), count(a.Calls), calls, count(a.Failed))
+			pctRange(h.ThrottleRate, h.ThrottleRateMax), count(h.Attempts), plural(h.Attempts, "attempt", "attempts"), plural(h.Attempts, "was", "were"),
+			countUnknown(h.Throttled, h.Unknown, "attempt"), link, pctRange(a.ErrorRate, a.ErrorRateMax), count(a.Calls), calls, countUnknown(a.Failed, a.Unknown, "call"))
 		if r.AttemptsPerCall > 0 {
 			s += fmt.Sprintf(": each call made %s attempts on average", num(r.AttemptsPerCall))
 		}
-		s += fmt.Sprintf(", and %s throttled %s retried into a success.", count(r.ThrottledRecovered),
+		s += fmt.Sprintf(", and %s throttled %s retried into a success", count(r.ThrottledRecovered),
 			plural(r.ThrottledRecovered, "attempt was", "attempts were"))
+		if r.ThrottledInUnknownCalls > 0 {
+			s += fmt.Sprintf(" (up to %s more in the calls of unknown outcome)", count(r.ThrottledInUnknownCalls))
+		}
+		s += "."
 		out = append(out, s)
 	} else if a.Calls > 0 {
-		s := fmt.Sprintf("%s of %s %s failed (%s)", pct(a.ErrorRate), count(a.Calls), plural(a.Calls, "call", "calls"), count(a.Failed))
+		s := fmt.Sprintf("%s of %s %s failed (%s)", pctRange(a.ErrorRate, a.ErrorRateMax), count(a.Calls), plural(a.Calls, "call", "calls"), countUnknown(a.Failed, a.Unknown, "call"))
 		if r.AttemptsPerCall > 0 {
 			s += fmt.Sprintf(" after %s attempts per call as the SDK reports them", num(r.AttemptsPerCall))
 		}
 		out = append(out, s+"; there is no HTTP access log to compare with.")
 	} else if h.Attempts > 0 {
 		out = append(out, fmt.Sprintf("%s of %s HTTP %s throttled (%s); no calls could be identified.",
-			pct(h.ThrottleRate), count(h.Attempts), plural(h.Attempts, "attempt was", "attempts were"), count(h.Throttled)))
+			pctRange(h.ThrottleRate, h.ThrottleRateMax), count(h.Attempts), plural(h.Attempts, "attempt was", "attempts were"), countUnknown(h.Throttled, h.Unknown, "attempt")))
 	}
 	if h.Inferred != "" {
 		out = append(out, "The HTTP counts are inferred "+h.Inferred+".")
@@ -302,6 +318,9 @@ func explainReconcile(r *Reconciliation) []string {
 		parts := []string{
 			fmt.Sprintf("%s %s followed by a successful retry of the same call", count(r.ThrottledRecovered), plural(r.ThrottledRecovered, "was", "were")),
 			fmt.Sprintf("%s belonged to calls that failed", count(r.ThrottledInFailedCalls)),
+		}
+		if r.ThrottledInUnknownCalls > 0 {
+			parts = append(parts, fmt.Sprintf("%s belonged to calls whose outcome the log does not show", count(r.ThrottledInUnknownCalls)))
 		}
 		if r.ThrottledUnjoined > 0 {
 			parts = append(parts, fmt.Sprintf("%s could not be tied to a call", count(r.ThrottledUnjoined)))
@@ -319,11 +338,29 @@ func explainReconcile(r *Reconciliation) []string {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s: %s of %s %s throttled (%s), %s of %s %s failed (%s), %s attempts per call.",
-			upperFirst(c.Class), pct(c.HTTP.ThrottleRate), count(c.HTTP.Attempts), plural(c.HTTP.Attempts, "attempt", "attempts"),
-			count(c.HTTP.Throttled), pct(c.App.ErrorRate), count(c.App.Calls), plural(c.App.Calls, "call", "calls"),
-			count(c.App.Failed), num(c.AttemptsPerCall)))
+			upperFirst(c.Class), pctRange(c.HTTP.ThrottleRate, c.HTTP.ThrottleRateMax), count(c.HTTP.Attempts), plural(c.HTTP.Attempts, "attempt", "attempts"),
+			countUnknown(c.HTTP.Throttled, c.HTTP.Unknown, "attempt"), pctRange(c.App.ErrorRate, c.App.ErrorRateMax), count(c.App.Calls), plural(c.App.Calls, "call", "calls"),
+			countUnknown(c.App.Failed, c.App.Unknown, "call"), num(c.AttemptsPerCall)))
 	}
 	return out
+}
+
+// pctRange is a rate, or the range it lies in when some outcomes are
+// unknown (max is then above 0).
+func pctRange(lo, max float64) string {
+	if max <= 0 || pct(max) == pct(lo) {
+		return pct(lo)
+	}
+	return pct(lo) + " to " + pct(max)
+}
+
+// countUnknown is a count, with the units of unknown outcome that might
+// also belong to it.
+func countUnknown(n, unknown int64, unit string) string {
+	if unknown == 0 {
+		return count(n)
+	}
+	return fmt.Sprintf("%s, and up to %s more %s of unknown outcome", count(n), count(unknown), plural(unknown, unit, unit+"s"))
 }
 
 // byCount lists the keys of m, the most counted first.

@@ -162,27 +162,71 @@ func TestReconcile(t *testing.T) {
 }
 
 func TestReconcileExplanationWording(t *testing.T) {
-	r := Reconciliation{
-		HTTP:               HTTPSide{Attempts: 33952, Throttled: 10593, ThrottleRate: 10593.0 / 33952},
-		App:                AppSide{Calls: 12040, Failed: 494, ErrorRate: 494.0 / 12040},
-		AttemptsPerCall:    2.82,
-		ThrottledRecovered: 9114, ThrottledInFailedCalls: 1479,
+	tests := []struct {
+		name string
+		r    Reconciliation
+		want []string
+	}{
+		{
+			name: "exact",
+			r: Reconciliation{
+				HTTP:               HTTPSide{Attempts: 33952, Throttled: 10593, ThrottleRate: 10593.0 / 33952},
+				App:                AppSide{Calls: 12040, Failed: 494, ErrorRate: 494.0 / 12040},
+				AttemptsPerCall:    2.82,
+				ThrottledRecovered: 9114, ThrottledInFailedCalls: 1479,
+			},
+			want: []string{
+				"31.2% of 33,952 HTTP attempts were throttled (10,593), but only 4.1% of 12,040 calls failed (494): each call made 2.82 attempts on average, and 9,114 throttled attempts were retried into a success.",
+				"Of the 10,593 throttled attempts, 9,114 were followed by a successful retry of the same call and 1,479 belonged to calls that failed.",
+			},
+		},
+		{
+			// botocore's standard debug log alone: the last attempt at the
+			// limit may have been a success or a throttle. The ranges
+			// overlap, so neither rate is said to be the lower.
+			name: "unknown outcomes make ranges",
+			r: Reconciliation{
+				HTTP:               HTTPSide{Attempts: 1153, Throttled: 931, Unknown: 37, ThrottleRate: 931.0 / 1153, ThrottleRateMax: 968.0 / 1153},
+				App:                AppSide{Calls: 963, Failed: 741, Unknown: 37, ErrorRate: 741.0 / 963, ErrorRateMax: 778.0 / 963},
+				AttemptsPerCall:    1.2,
+				ThrottledRecovered: 7, ThrottledInFailedCalls: 850, ThrottledInUnknownCalls: 74,
+			},
+			want: []string{
+				"80.7% to 84.0% of 1,153 HTTP attempts were throttled (931, and up to 37 more attempts of unknown outcome), and 76.9% to 80.8% of 963 calls failed (741, and up to 37 more calls of unknown outcome): each call made 1.20 attempts on average, and 7 throttled attempts were retried into a success (up to 74 more in the calls of unknown outcome).",
+				"Of the 931 throttled attempts, 7 were followed by a successful retry of the same call, 850 belonged to calls that failed and 74 belonged to calls whose outcome the log does not show.",
+			},
+		},
+		{
+			// Ranges apart still differ.
+			name: "ranges apart",
+			r: Reconciliation{
+				HTTP:            HTTPSide{Attempts: 100, Throttled: 80, Unknown: 2, ThrottleRate: 0.8, ThrottleRateMax: 0.82},
+				App:             AppSide{Calls: 50, Failed: 10, Unknown: 2, ErrorRate: 0.2, ErrorRateMax: 0.24},
+				AttemptsPerCall: 2,
+			},
+			want: []string{
+				"80.0% to 82.0% of 100 HTTP attempts were throttled (80, and up to 2 more attempts of unknown outcome), but only 20.0% to 24.0% of 50 calls failed (10, and up to 2 more calls of unknown outcome): each call made 2.00 attempts on average, and 0 throttled attempts were retried into a success.",
+			},
+		},
 	}
-	got := explainReconcile(&r)
-	want := "31.2% of 33,952 HTTP attempts were throttled (10,593), but only 4.1% of 12,040 calls failed (494): each call made 2.82 attempts on average, and 9,114 throttled attempts were retried into a success."
-	if got[0] != want {
-		t.Errorf("got  %q\nwant %q", got[0], want)
-	}
-	if want := "Of the 10,593 throttled attempts, 9,114 were followed by a successful retry of the same call and 1,479 belonged to calls that failed."; got[1] != want {
-		t.Errorf("got  %q\nwant %q", got[1], want)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := explainReconcile(&tc.r)
+			for i, want := range tc.want {
+				if i >= len(got) || got[i] != want {
+					t.Errorf("sentence %d:\ngot  %q\nwant %q", i, got, want)
+				}
+			}
+		})
 	}
 }
 
 // TestThrottledSplitInvariant: whatever the join keys, every throttled
-// attempt lands in exactly one of recovered, in failed calls, unjoined.
+// attempt lands in exactly one of recovered, in failed calls, in calls of
+// unknown outcome, unjoined.
 func TestThrottledSplitInvariant(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	outcomes := []timeline.Outcome{ok, thr, thr, timeline.OutcomeRetryable, timeline.OutcomeNonRetryable}
+	outcomes := []timeline.Outcome{ok, thr, thr, timeline.OutcomeRetryable, timeline.OutcomeNonRetryable, timeline.OutcomeUnknown}
 	for iter := 0; iter < 200; iter++ {
 		var evs []timeline.Event
 		for i := 0; i < 1+rng.IntN(60); i++ {
@@ -199,11 +243,18 @@ func TestThrottledSplitInvariant(t *testing.T) {
 			evs = append(evs, callLog(rng.Float64()*100, outcomes[rng.IntN(len(outcomes))], bat, "A", "a", int32(rng.IntN(4)), 1))
 		}
 		r := Reconcile(build(evs...))
-		if sum := r.ThrottledRecovered + r.ThrottledInFailedCalls + r.ThrottledUnjoined; sum != r.HTTP.Throttled {
-			t.Fatalf("iteration %d: split %d+%d+%d != %d throttled", iter, r.ThrottledRecovered, r.ThrottledInFailedCalls, r.ThrottledUnjoined, r.HTTP.Throttled)
+		if sum := r.ThrottledRecovered + r.ThrottledInFailedCalls + r.ThrottledInUnknownCalls + r.ThrottledUnjoined; sum != r.HTTP.Throttled {
+			t.Fatalf("iteration %d: split %d+%d+%d+%d != %d throttled", iter, r.ThrottledRecovered, r.ThrottledInFailedCalls, r.ThrottledInUnknownCalls, r.ThrottledUnjoined, r.HTTP.Throttled)
 		}
-		if r.HTTP.OK+r.HTTP.Throttled+r.HTTP.Retryable+r.HTTP.NonRetryable > r.HTTP.Attempts {
-			t.Fatalf("iteration %d: outcomes exceed attempts: %+v", iter, r.HTTP)
+		if r.HTTP.OK+r.HTTP.Throttled+r.HTTP.Retryable+r.HTTP.NonRetryable+r.HTTP.Unknown != r.HTTP.Attempts {
+			t.Fatalf("iteration %d: outcomes do not sum to attempts: %+v", iter, r.HTTP)
+		}
+		// The rates' ranges hold what the unknown outcomes could be.
+		if h := r.HTTP; h.Unknown > 0 && !close(h.ThrottleRateMax, float64(h.Throttled+h.Unknown)/float64(h.Attempts)) {
+			t.Fatalf("iteration %d: throttle rate range %v to %v for %+v", iter, h.ThrottleRate, h.ThrottleRateMax, h)
+		}
+		if a := r.App; a.Failed+a.Unknown > a.Calls || (a.Unknown > 0 && a.ErrorRateMax < a.ErrorRate) {
+			t.Fatalf("iteration %d: app side %+v", iter, a)
 		}
 	}
 }

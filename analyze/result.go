@@ -7,7 +7,7 @@ import "time"
 
 // SchemaVersion is the version of the JSON result schema (docs/result-schema.md).
 // Bump the minor for additions, the major for renames or removals.
-const SchemaVersion = "1.11"
+const SchemaVersion = "1.12"
 
 // Result is everything stampede concludes about one incident.
 type Result struct {
@@ -133,12 +133,17 @@ type Reconciliation struct {
 	// AttemptsPerCall is HTTP attempts divided by calls, over the calls whose
 	// attempts could be counted.
 	AttemptsPerCall float64 `json:"attempts_per_call"`
-	// The throttled attempts split three ways; the parts sum to HTTP.Throttled.
-	ThrottledRecovered     int64                 `json:"throttled_recovered"`
-	ThrottledInFailedCalls int64                 `json:"throttled_in_failed_calls"`
-	ThrottledUnjoined      int64                 `json:"throttled_unjoined"`
-	CallsRecoveredByRetry  int64                 `json:"calls_recovered_by_retry"`
-	ByClass                []ClassReconciliation `json:"by_class"`
+	// The throttled attempts split three ways, or four when some calls'
+	// outcome is unknown; the parts sum to HTTP.Throttled.
+	ThrottledRecovered     int64 `json:"throttled_recovered"`
+	ThrottledInFailedCalls int64 `json:"throttled_in_failed_calls"`
+	ThrottledUnjoined      int64 `json:"throttled_unjoined"`
+	// ThrottledInUnknownCalls are throttled attempts of calls whose last
+	// attempt's outcome the log does not show: recovered if it succeeded,
+	// in a failed call if not.
+	ThrottledInUnknownCalls int64                 `json:"throttled_in_unknown_calls,omitempty"`
+	CallsRecoveredByRetry   int64                 `json:"calls_recovered_by_retry"`
+	ByClass                 []ClassReconciliation `json:"by_class"`
 	// Method says how attempts were joined to calls ("exact: amz-sdk-invocation-id",
 	// "estimated from counts", ...).
 	Method string `json:"method"`
@@ -156,12 +161,17 @@ type Reconciliation struct {
 
 // HTTPSide counts attempts on the wire.
 type HTTPSide struct {
-	Attempts     int64   `json:"attempts"`
-	OK           int64   `json:"ok"`
-	Throttled    int64   `json:"throttled"`
-	Retryable    int64   `json:"retryable_errors"`
-	NonRetryable int64   `json:"non_retryable_errors"`
-	ThrottleRate float64 `json:"throttle_rate"`
+	Attempts     int64 `json:"attempts"`
+	OK           int64 `json:"ok"`
+	Throttled    int64 `json:"throttled"`
+	Retryable    int64 `json:"retryable_errors"`
+	NonRetryable int64 `json:"non_retryable_errors"`
+	// Unknown are attempts whose outcome the log does not show (botocore's
+	// standard mode at its attempt limit); they count in Attempts, so
+	// ThrottleRate is a lower bound and ThrottleRateMax the upper one.
+	Unknown         int64   `json:"unknown_outcome,omitempty"`
+	ThrottleRate    float64 `json:"throttle_rate"`
+	ThrottleRateMax float64 `json:"throttle_rate_max,omitempty"`
 	// Inferred says how the counts were inferred where no attempt was
 	// logged; absent when they were counted on the wire.
 	Inferred string `json:"inferred,omitempty"`
@@ -169,10 +179,14 @@ type HTTPSide struct {
 
 // AppSide counts what the application saw: one outcome per call.
 type AppSide struct {
-	Calls          int64   `json:"calls"`
-	Failed         int64   `json:"failed"`
-	FailedThrottle int64   `json:"failed_throttled"`
-	ErrorRate      float64 `json:"error_rate"`
+	Calls          int64 `json:"calls"`
+	Failed         int64 `json:"failed"`
+	FailedThrottle int64 `json:"failed_throttled"`
+	// Unknown are calls whose outcome the log does not show: ErrorRate is
+	// then a lower bound and ErrorRateMax the upper one.
+	Unknown      int64   `json:"unknown_outcome,omitempty"`
+	ErrorRate    float64 `json:"error_rate"`
+	ErrorRateMax float64 `json:"error_rate_max,omitempty"`
 	// Source is "sdk log" when calls were logged, or how they were inferred.
 	Source string `json:"source"`
 }

@@ -120,12 +120,23 @@ func (c *eventCounts) httpSide(tl *timeline.Timeline, class timeline.Class, all 
 		h.Throttled += n[timeline.OutcomeThrottled]
 		h.Retryable += n[timeline.OutcomeRetryable]
 		h.NonRetryable += n[timeline.OutcomeNonRetryable]
+		h.Unknown += n[timeline.OutcomeUnknown]
 		for _, k := range n {
 			h.Attempts += k
 		}
 	}
-	h.ThrottleRate = ratio(float64(h.Throttled), float64(h.Attempts))
+	h.setRates()
 	return h
+}
+
+// setRates fills the throttle rate, and its upper bound when some
+// attempts' outcome is unknown.
+func (h *HTTPSide) setRates() {
+	h.ThrottleRate = ratio(float64(h.Throttled), float64(h.Attempts))
+	h.ThrottleRateMax = 0
+	if h.Unknown > 0 {
+		h.ThrottleRateMax = ratio(float64(h.Throttled+h.Unknown), float64(h.Attempts))
+	}
 }
 
 // Series is what the charts draw beyond the findings: attempts per second

@@ -318,24 +318,35 @@ func evaluate(r *analyze.Result, rule Rule, u Unmeasurable) Outcome {
 	if v.missing != "" || math.IsNaN(v.v) {
 		return unmeasurable("not measurable: " + v.missing)
 	}
-	o.Measured = true
+	if v.upper > v.v && rule.fails(v.upper) != rule.fails(v.v) {
+		// The value is a range that the threshold cuts: the input cannot
+		// say which side the true value is on.
+		return unmeasurable(fmt.Sprintf("not measurable: between %s and %s (%s)",
+			strconv.FormatFloat(v.v, 'g', 4, 64), strconv.FormatFloat(v.upper, 'g', 4, 64), v.detail))
+	}
+	o.Measured, o.Failed = true, rule.fails(v.v)
+	return o
+}
+
+// fails reports whether the rule fails on value v.
+func (rule Rule) fails(v float64) bool {
 	switch rule.Op {
 	case OpNone:
-		o.Failed = (v.v != 0) != rule.Negated
+		return (v != 0) != rule.Negated
 	case OpGT:
-		o.Failed = v.v > rule.Threshold
+		return v > rule.Threshold
 	case OpGE:
-		o.Failed = v.v >= rule.Threshold
+		return v >= rule.Threshold
 	case OpLT:
-		o.Failed = v.v < rule.Threshold
+		return v < rule.Threshold
 	case OpLE:
-		o.Failed = v.v <= rule.Threshold
+		return v <= rule.Threshold
 	case OpEQ:
-		o.Failed = v.v == rule.Threshold
+		return v == rule.Threshold
 	case OpNE:
-		o.Failed = v.v != rule.Threshold
+		return v != rule.Threshold
 	}
-	return o
+	return false
 }
 
 // Failed reports whether any outcome failed.

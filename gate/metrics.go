@@ -25,7 +25,10 @@ type Metric struct {
 // value is a metric's reading: the number, what it rests on, and, when the
 // input cannot give it, why.
 type value struct {
-	v       float64
+	v float64
+	// upper, when above v, is the other end of the range v lies in: some
+	// outcomes the input leaves unknown.
+	upper   float64
 	detail  string
 	missing string
 }
@@ -197,12 +200,22 @@ func httpRate(h analyze.HTTPSide) value {
 	if h.Attempts == 0 {
 		return value{missing: "no HTTP attempts"}
 	}
-	return value{v: h.ThrottleRate, detail: fmt.Sprintf("%d of %d attempts throttled", h.Throttled, h.Attempts)}
+	v := value{v: h.ThrottleRate, detail: fmt.Sprintf("%d of %d attempts throttled", h.Throttled, h.Attempts)}
+	if h.Unknown > 0 {
+		v.upper = h.ThrottleRateMax
+		v.detail += fmt.Sprintf(", and up to %d more of unknown outcome", h.Unknown)
+	}
+	return v
 }
 
 func appRate(a analyze.AppSide) value {
 	if a.Calls == 0 {
 		return value{missing: "no calls"}
 	}
-	return value{v: a.ErrorRate, detail: fmt.Sprintf("%d of %d calls failed (%s)", a.Failed, a.Calls, a.Source)}
+	v := value{v: a.ErrorRate, detail: fmt.Sprintf("%d of %d calls failed (%s)", a.Failed, a.Calls, a.Source)}
+	if a.Unknown > 0 {
+		v.upper = a.ErrorRateMax
+		v.detail += fmt.Sprintf(", and up to %d more of unknown outcome", a.Unknown)
+	}
+	return v
 }

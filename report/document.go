@@ -231,8 +231,8 @@ func reconcileSection(rc *analyze.Reconciliation) section {
 	g := newGrid("class", "#attempts", "#throttled", "#429 rate", "#calls", "#failed", "#failed on throttle", "#error rate", "#attempts/call")
 	row := func(class string, h analyze.HTTPSide, a analyze.AppSide, perCall float64) {
 		g.add(class,
-			count(h.Attempts), count(h.Throttled), rate(h.ThrottleRate, h.Attempts),
-			count(a.Calls), count(a.Failed), count(a.FailedThrottle), rate(a.ErrorRate, a.Calls),
+			count(h.Attempts), count(h.Throttled), rateRange(h.ThrottleRate, h.ThrottleRateMax, h.Attempts),
+			count(a.Calls), count(a.Failed), count(a.FailedThrottle), rateRange(a.ErrorRate, a.ErrorRateMax, a.Calls),
 			perCallText(perCall, a.Calls))
 	}
 	row("all", rc.HTTP, rc.App, rc.AttemptsPerCall)
@@ -243,6 +243,13 @@ func reconcileSection(rc *analyze.Reconciliation) section {
 		{"throttled, recovered by a later attempt", count(rc.ThrottledRecovered)},
 		{"throttled, in calls that failed", count(rc.ThrottledInFailedCalls)},
 		{"throttled, not joined to a call", count(rc.ThrottledUnjoined)},
+	}
+	if rc.HTTP.Unknown > 0 || rc.App.Unknown > 0 {
+		// Said only when the log leaves outcomes out: the rates above are
+		// then ranges, and these are what they span.
+		facts = slices.Insert(facts, 2, fact{"throttled, in calls of unknown outcome", count(rc.ThrottledInUnknownCalls)})
+		facts = append(facts, fact{"outcome not logged", fmt.Sprintf("%s attempts, %s calls: counted neither throttled nor failed",
+			count(rc.HTTP.Unknown), count(rc.App.Unknown))})
 	}
 	if rc.ThrottledByProxy > 0 {
 		// Said only when a proxy refused requests itself: its own limit.

@@ -55,6 +55,15 @@ func rate(fraction float64, denominator int64) string {
 	return percent(fraction)
 }
 
+// rateRange is rate, or the range the rate lies in when some outcomes
+// are unknown (upper above 0).
+func rateRange(fraction, upper float64, denominator int64) string {
+	if denominator == 0 || upper <= 0 || percent(upper) == percent(fraction) {
+		return rate(fraction, denominator)
+	}
+	return strings.TrimSuffix(percent(fraction), "%") + " to " + percent(upper)
+}
+
 // seconds renders a duration by analyze.Seconds, the rule the findings'
 // sentences use too, so a table never shows "60.00 s" beside a finding's
 // "60.0 s".

@@ -126,10 +126,13 @@ func columnWidths(g *grid, width int) (widths []int, ok bool) {
 		})
 		if numeric {
 			// A number and its unit stay on one line: "12.00" over "s"
-			// reads as two values.
+			// reads as two values. A range ("80.7 to 84.0%") may break
+			// between its ends.
 			for _, r := range g.rows {
 				if c < len(r) {
-					floor[c] = max(floor[c], displayWidth(plain(r[c])))
+					for _, end := range strings.Split(plain(r[c]), " to ") {
+						floor[c] = max(floor[c], displayWidth(end))
+					}
 				}
 			}
 		}
