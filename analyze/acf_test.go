@@ -797,6 +797,7 @@ func TestOutgrowsSurvivors(t *testing.T) {
 		name            string
 		waves           []Wave
 		onGrid          []bool
+		growth          float64 // survivorGrowth when 0
 		want            bool
 		smaller, larger int
 	}{
@@ -812,10 +813,21 @@ func TestOutgrowsSurvivors(t *testing.T) {
 		// A few requests may be the background's own clump.
 		{name: "a clump of three before the storm", waves: sized(3, 85, 67, 53), onGrid: []bool{true, true, true, true}},
 		{name: "bursts off the grid do not count", waves: sized(100, 5, 400, 60, 30), onGrid: []bool{true, false, false, true, true}},
+		// Under a weak ACF no growth past counting noise is allowed.
+		{name: "alike waves in Poisson noise, weak ACF", waves: sized(40, 52, 35, 47), onGrid: []bool{true, true, true, true}, growth: 1},
+		{name: "a merged comb under a weak ACF", waves: sized(50, 190, 120), onGrid: []bool{true, true, true}, growth: 1,
+			want: true, smaller: 0, larger: 1},
+		// Random bursts that lay on a 174 s grid (accuracy stream 909).
+		{name: "random bursts regrowing", waves: sized(492, 447, 298, 411), onGrid: []bool{true, true, true, true}, growth: 1,
+			want: true, smaller: 2, larger: 3},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			smaller, larger, got := outgrowsSurvivors(tc.waves, tc.onGrid)
+			growth := tc.growth
+			if growth == 0 {
+				growth = survivorGrowth
+			}
+			smaller, larger, got := outgrowsSurvivors(tc.waves, tc.onGrid, growth)
 			if got != tc.want || (got && (smaller != tc.smaller || larger != tc.larger)) {
 				t.Errorf("outgrown %v (wave %d after %d), want %v (wave %d after %d)", got, larger, smaller, tc.want, tc.larger, tc.smaller)
 			}
@@ -835,8 +847,26 @@ func TestOutgrowsSurvivorsDecayNeverGrows(t *testing.T) {
 			waves[i], on[i] = Wave{Size: int64(size)}, rng.IntN(4) > 0
 			size *= 0.3 + 0.7*rng.Float64()
 		}
-		if s, l, ok := outgrowsSurvivors(waves, on); ok {
-			t.Fatalf("sizes %v: wave %d outgrew wave %d", waves, l, s)
+		for _, growth := range []float64{1, survivorGrowth} {
+			if s, l, ok := outgrowsSurvivors(waves, on, growth); ok {
+				t.Fatalf("sizes %v, growth %v: wave %d outgrew wave %d", waves, growth, l, s)
+			}
+		}
+	}
+}
+
+func TestAllowedGrowth(t *testing.T) {
+	tests := []struct {
+		acf, threshold, want float64
+	}{
+		{0.60, 0.10, survivorGrowth},
+		{0.26, 0.10, survivorGrowth},
+		{0.25, 0.10, 1},
+		{0.11, 0.10, 1},
+	}
+	for _, tc := range tests {
+		if got := allowedGrowth(tc.acf, tc.threshold); got != tc.want {
+			t.Errorf("allowedGrowth(%v, %v) = %v, want %v", tc.acf, tc.threshold, got, tc.want)
 		}
 	}
 }

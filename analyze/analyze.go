@@ -265,8 +265,12 @@ func findings(r *Result) []string {
 			secs(w.BestLag), acf, thr, w.OnGrid, w.GridRun, w.MinRepeats))
 	case w.BestLag > 0 && w.ACF > w.Threshold && w.Rejected == rejectedGrowth && len(w.Outgrown) == 2:
 		acf, thr := numPair(w.ACF, w.Threshold)
-		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, and %d bursts on its grid, but a burst of %s on it follows one of %s, more than %d times as many: a storm's retries are what its earlier waves left, so bursts that grow like this lined up by chance.",
-			secs(w.BestLag), acf, thr, w.OnGrid, count(w.Outgrown[1]), count(w.Outgrown[0]), survivorGrowth))
+		bound := fmt.Sprintf("more than %d times as many", survivorGrowth)
+		if allowedGrowth(w.ACF, w.Threshold) < survivorGrowth {
+			bound = fmt.Sprintf("more than counting noise allows where the ACF is at most %s times its threshold", num(strongGridACF))
+		}
+		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, and %d bursts on its grid, but a burst of %s on it follows one of %s, %s: a storm's retries are what its earlier waves left, so bursts that grow like this lined up by chance.",
+			secs(w.BestLag), acf, thr, w.OnGrid, count(w.Outgrown[1]), count(w.Outgrown[0]), bound))
 	case w.BestLag > 0 && w.ACF > w.Threshold && w.Rejected == rejectedChance && w.GridChance != nil:
 		acf, thr := numPair(w.ACF, w.Threshold)
 		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, and %d of %s on its grid, but bursts at random times line up as well in %s of tries (at most %s allowed).",
