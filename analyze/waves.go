@@ -926,7 +926,11 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 			// that might have lined up by chance.
 			strayIdx = nil
 		}
-		if w.Periodic && len(strayIdx) > 0 {
+		if w.Periodic && len(strayIdx) > 0 && pr.acf <= strongGridACF*pr.threshold {
+			// Only a weak ACF needs the test: random bursts that line up
+			// lift it a little over its shuffled threshold, while an ACF
+			// several times over it is a repeat across the whole series,
+			// which a stray burst or two beside the waves cannot make.
 			tested, testedOn := gridAndStrays(centres, members, strayIdx)
 			chance := gridChance(tested, testedOn, w.BestLag, seconds(bw), float64(mergeGap)*seconds(bw), w.MinLag, opt.Seed)
 			w.GridChance, w.MaxGridChance = &chance, maxGridChance
@@ -2285,9 +2289,14 @@ const (
 	rejectedScattered = "scattered"
 	rejectedOverlap   = "overlap"
 
+	// strongGridACF is how many times its shuffled threshold an ACF must
+	// be to carry a period strongly: enough that chance alignments of
+	// random bursts, which lift the ACF only a little over the threshold,
+	// need not be ruled out burst by burst.
+	//
 	// survivorGrowth bounds how many times the smallest wave on a grid a
 	// later one may be where the autocorrelation carries the period
-	// strongly (over strongGridACF times its threshold). A wave's retries
+	// strongly. A wave's retries
 	// are the survivors of the waves before it, so one replayed storm only
 	// shrinks; the bound leaves room for a wave whose attempts merged into
 	// one burst where an earlier wave's stood apart, its first attempts
