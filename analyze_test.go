@@ -193,7 +193,7 @@ func checkSimulated(t *testing.T, dir, scenario string, seedShift uint64, period
 	if !within(rc.HTTP.ThrottleRate, wantRate, 1e-12) {
 		t.Errorf("HTTP throttle rate %v, want %v", rc.HTTP.ThrottleRate, wantRate)
 	}
-	if got := rc.ThrottledRecovered + rc.ThrottledInFailedCalls + rc.ThrottledUnjoined; got != rc.HTTP.Throttled {
+	if got := rc.ThrottledRecovered + rc.ThrottledInFailedCalls + rc.ThrottledInUnknownCalls + rc.ThrottledUnjoined; got != rc.HTTP.Throttled {
 		t.Errorf("throttled parts sum to %d, want %d", got, rc.HTTP.Throttled)
 	}
 

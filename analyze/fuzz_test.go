@@ -54,8 +54,8 @@ func FuzzRun(f *testing.F) {
 			t.Fatalf("result does not encode: %v", err)
 		}
 		r := res.Reconcile
-		if r.ThrottledRecovered+r.ThrottledInFailedCalls+r.ThrottledUnjoined != r.HTTP.Throttled {
-			t.Fatalf("throttled split %d+%d+%d != %d", r.ThrottledRecovered, r.ThrottledInFailedCalls, r.ThrottledUnjoined, r.HTTP.Throttled)
+		if r.ThrottledRecovered+r.ThrottledInFailedCalls+r.ThrottledInUnknownCalls+r.ThrottledUnjoined != r.HTTP.Throttled {
+			t.Fatalf("throttled split %d+%d+%d+%d != %d", r.ThrottledRecovered, r.ThrottledInFailedCalls, r.ThrottledInUnknownCalls, r.ThrottledUnjoined, r.HTTP.Throttled)
 		}
 	})
 }
