@@ -65,14 +65,80 @@ func EstimateClocks(tl *timeline.Timeline) []ClockOffset {
 		if whole[ref] || whole[s] {
 			c.Uncertainty = 0.5
 		}
-		c.Offset = math.Round(c.Offset*1000) / 1000
+		c.Method = clockByBursts
 		c.Reliable = corr >= 0.2 && margin >= 0.05
 		if !c.Reliable {
 			c.Note = "no clear alignment: the two logs share too little structure"
 		}
+		if keyed, pairs, ok := keyedOffset(tl, ref, s, whole[ref], whole[s]); ok {
+			// Calls and attempts that carry one call id say directly how
+			// far apart each call's start and its first attempt's are.
+			// Aligning bursts instead reads the queueing of a burst's
+			// sends (an SDK holding requests for a free connection) as a
+			// skew: a storm's first wave of 300 calls sent over 3 s put
+			// one at -1.5 s between logs written on one clock.
+			c.Offset, c.Reliable, c.Method, c.Note = keyed, true, clockByCallIDs, ""
+			c.Events = int64(pairs)
+		}
+		c.Offset = math.Round(c.Offset*1000) / 1000
 		out = append(out, c)
 	}
 	return out
+}
+
+// keyedQuantile picks, among each call's start less its first send's,
+// the calls sent soonest: a send never precedes its call, and a storm's
+// calls can wait seconds for a free connection, so the gaps' upper tail
+// (the least waiting) is the clocks' own difference.
+const keyedQuantile = 0.9
+
+// How a clock offset was measured (ClockOffset.Method).
+const (
+	clockByCallIDs = "call ids"
+	clockByBursts  = "bursts"
+)
+
+// keyedOffset is the median, over the calls of source s whose call id
+// also marks attempts in source ref, of the call's start less its first
+// attempt's (seconds): s's clock against ref's, plus the median delay
+// before a call's first send. A whole-second log's starts read half a
+// second early on average, which is added back. ok is false with fewer
+// than minClockEvents such calls.
+func keyedOffset(tl *timeline.Timeline, ref, s int, refWhole, sWhole bool) (offset float64, pairs int, ok bool) {
+	firstSend := map[timeline.Sym]int64{}
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		if int(e.Source) != ref || e.Layer != timeline.LayerHTTP || e.CallID == timeline.NoSym {
+			continue
+		}
+		if t, seen := firstSend[e.CallID]; !seen || e.Start < t {
+			firstSend[e.CallID] = e.Start
+		}
+	}
+	if len(firstSend) < minClockEvents {
+		return 0, 0, false
+	}
+	half := func(whole bool) float64 {
+		if whole {
+			return 0.5
+		}
+		return 0
+	}
+	var gaps []float64
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		if int(e.Source) != s || e.Layer != timeline.LayerCall || e.CallID == timeline.NoSym {
+			continue
+		}
+		if t, found := firstSend[e.CallID]; found {
+			gaps = append(gaps, float64(e.Start-t)/1e9+half(sWhole)-half(refWhole))
+		}
+	}
+	if len(gaps) < minClockEvents {
+		return 0, 0, false
+	}
+	slices.Sort(gaps)
+	return percentileSorted(gaps, keyedQuantile), len(gaps), true
 }
 
 // sourceStarts collects each source's unit starts in nanoseconds: first

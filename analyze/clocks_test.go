@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -176,5 +177,83 @@ func TestAlignClocks(t *testing.T) {
 	res := Run(tl, Options{Seed: 1, Align: true})
 	if !res.Clocks[0].Applied || len(clockWarnings(res.Clocks)) != 1 {
 		t.Errorf("Run with Align: clocks %+v, warnings %q", res.Clocks, res.Warnings)
+	}
+}
+
+// queuedSends builds an access log (source 0) and an SDK log (source 1) of
+// one storm on clocks offset apart: bursts of 300 calls every 20 s whose
+// sends wait for one of 50 connections (each send holds one for 0.5 s),
+// plus steady calls sent at once. withIDs gives both logs the call id.
+func queuedSends(seed uint64, offset time.Duration, wholeSeconds, withIDs bool) *timeline.Timeline {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	tl := &timeline.Timeline{Sources: []timeline.Source{{Path: "access.log"}, {Path: "calls.jsonl"}}}
+	type call struct{ start, send int64 }
+	var calls []call
+	for burst := range 4 {
+		base := genEpoch + int64(burst)*int64(20*time.Second)
+		for i := range 300 {
+			// The 50 connections free up every half second.
+			send := base + int64(i/50)*int64(500*time.Millisecond) + rng.Int64N(int64(20*time.Millisecond))
+			calls = append(calls, call{base, send})
+		}
+	}
+	for t := genEpoch; t < genEpoch+int64(80*time.Second); t += int64(400 * time.Millisecond) {
+		calls = append(calls, call{t, t + int64(5*time.Millisecond)})
+	}
+	for i, c := range calls {
+		id := timeline.NoSym
+		if withIDs {
+			id = timeline.Intern(fmt.Sprintf("call-%d", i))
+		}
+		end := c.send + int64(150*time.Millisecond)
+		start := c.send
+		if wholeSeconds {
+			end -= end % int64(time.Second)
+			start = end - int64(150*time.Millisecond)
+		}
+		tl.Events = append(tl.Events,
+			timeline.Event{Start: start, End: end, Layer: timeline.LayerHTTP, Outcome: timeline.OutcomeOK, Status: 200,
+				Attempt: 1, Source: 0, CallID: id, Line: int64(i + 1), RetryAfter: timeline.NoRetryAfter},
+			timeline.Event{Start: c.start + int64(offset), End: c.send + int64(offset) + int64(160*time.Millisecond), Layer: timeline.LayerCall,
+				Outcome: timeline.OutcomeOK, Attempts: 1, Source: 1, CallID: id, Line: int64(i + 1), RetryAfter: timeline.NoRetryAfter})
+	}
+	tl.Sort()
+	return tl
+}
+
+// TestClocksByCallID: where both logs carry the call id, the offset is
+// measured call by call, so a burst's queued sends are not read as a skew.
+func TestClocksByCallID(t *testing.T) {
+	tests := []struct {
+		name         string
+		offset       time.Duration
+		wholeSeconds bool
+		withIDs      bool
+		method       string
+		// The estimate must come within 0.5 s of the offset, or, by
+		// bursts, at least not call a wrong one reliable: the storm's
+		// queued sends smear its bursts.
+		maybeUnreliable bool
+	}{
+		{"one clock, call ids", 0, false, true, clockByCallIDs, false},
+		{"one clock, call ids, whole seconds", 0, true, true, clockByCallIDs, false},
+		{"skewed 4 s, call ids", 4 * time.Second, false, true, clockByCallIDs, false},
+		{"skewed 4 s, call ids, whole seconds", 4 * time.Second, true, true, clockByCallIDs, false},
+		{"skewed -3 s, call ids", -3 * time.Second, false, true, clockByCallIDs, false},
+		{"skewed 4 s, no ids", 4 * time.Second, false, false, clockByBursts, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := EstimateClocks(queuedSends(5, tc.offset, tc.wholeSeconds, tc.withIDs))
+			if len(got) != 1 {
+				t.Fatalf("got %d offsets, want 1", len(got))
+			}
+			c := got[0]
+			want := tc.offset.Seconds()
+			right := math.Abs(c.Offset-want) <= 0.5
+			if c.Method != tc.method || (c.Reliable && !right) || (!tc.maybeUnreliable && !c.Reliable) {
+				t.Errorf("offset %+.3f s by %q (reliable %v), want %+.1f ± 0.5 s by %q", c.Offset, c.Method, c.Reliable, want, tc.method)
+			}
+		})
 	}
 }

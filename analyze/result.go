@@ -471,8 +471,14 @@ type ClockOffset struct {
 	// source stamps events 2.5 s later than the reference does.
 	Offset      float64 `json:"offset_s"`
 	Uncertainty float64 `json:"uncertainty_s"`
-	// Correlation is the normalised cross-correlation at the offset; Margin
-	// is how far it beats the best alignment more than a second away.
+	// Method is how the offset was measured: "call ids" (each call against
+	// its first attempt, joined by call id) or "bursts" (the two logs'
+	// series of starts lined up).
+	Method string `json:"method,omitempty"`
+	// Correlation is the normalised cross-correlation of the two series of
+	// starts at the lag that lines them up best; Margin is how far it beats
+	// the best alignment more than a second away. With Method "call ids"
+	// they describe that alignment, which the offset does not come from.
 	Correlation     float64 `json:"correlation"`
 	Margin          float64 `json:"margin"`
 	Events          int64   `json:"events"`

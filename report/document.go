@@ -665,7 +665,7 @@ func clocksSection(clocks []analyze.ClockOffset, bound analyze.TableBound) secti
 		s.blocks = append(s.blocks, sentences("only one log, nothing to compare"))
 		return s
 	}
-	g := newGrid("log", "against", "#offset", "#±", "#correlation", "#events", "verdict")
+	g := newGrid("log", "against", "#offset", "#±", "measured by", "#events", "verdict")
 	for i, c := range clocks {
 		if i == len(clocks)-1 && bound.Cut() {
 			// The row for the rest has no one offset.
@@ -685,8 +685,14 @@ func clocksSection(clocks []analyze.ClockOffset, bound analyze.TableBound) secti
 		if c.Offset < 0 {
 			sign = "-"
 		}
+		// Measured call by call, the offset owes nothing to how well the
+		// series of starts line up.
+		measured := "bursts lined up (r " + strconv.FormatFloat(c.Correlation, 'f', 2, 64) + ")"
+		if c.Method == "call ids" {
+			measured = "calls joined by call id"
+		}
 		g.add(c.Source, c.Reference, sign+seconds(math.Abs(c.Offset)), seconds(c.Uncertainty),
-			strconv.FormatFloat(c.Correlation, 'f', 2, 64), count(c.Events), verdict)
+			measured, count(c.Events), verdict)
 	}
 	s.blocks = append(s.blocks, block{table: g})
 	if bound.Cut() {
