@@ -65,7 +65,7 @@ func EstimateClocks(tl *timeline.Timeline) []ClockOffset {
 		if whole[ref] || whole[s] {
 			c.Uncertainty = 0.5
 		}
-		c.Method = clockByBursts
+		c.Method = ClockByBursts
 		c.Reliable = corr >= 0.2 && margin >= 0.05
 		if !c.Reliable {
 			c.Note = "no clear alignment: the two logs share too little structure"
@@ -77,7 +77,7 @@ func EstimateClocks(tl *timeline.Timeline) []ClockOffset {
 			// sends (an SDK holding requests for a free connection) as a
 			// skew: a storm's first wave of 300 calls sent over 3 s put
 			// one at -1.5 s between logs written on one clock.
-			c.Offset, c.Reliable, c.Method, c.Note = keyed, true, clockByCallIDs, ""
+			c.Offset, c.Reliable, c.Method, c.Note = keyed, true, ClockByCallIDs, ""
 			c.Events = int64(pairs)
 		}
 		c.Offset = math.Round(c.Offset*1000) / 1000
@@ -94,16 +94,16 @@ const keyedQuantile = 0.9
 
 // How a clock offset was measured (ClockOffset.Method).
 const (
-	clockByCallIDs = "call ids"
-	clockByBursts  = "bursts"
+	ClockByCallIDs = "call ids"
+	ClockByBursts  = "bursts"
 )
 
-// keyedOffset is the median, over the calls of source s whose call id
-// also marks attempts in source ref, of the call's start less its first
-// attempt's (seconds): s's clock against ref's, plus the median delay
-// before a call's first send. A whole-second log's starts read half a
-// second early on average, which is added back. ok is false with fewer
-// than minClockEvents such calls.
+// keyedOffset is the keyedQuantile, over the calls of source s whose call
+// id also marks attempts in source ref, of the call's start less its first
+// attempt's (seconds): s's clock against ref's, less the short delay of
+// the calls sent soonest. A whole-second log's starts read half a second
+// early on average, which is added back. ok is false with fewer than
+// minClockEvents such calls.
 func keyedOffset(tl *timeline.Timeline, ref, s int, refWhole, sWhole bool) (offset float64, pairs int, ok bool) {
 	firstSend := map[timeline.Sym]int64{}
 	for i := range tl.Events {

@@ -235,12 +235,12 @@ func TestClocksByCallID(t *testing.T) {
 		// queued sends smear its bursts.
 		maybeUnreliable bool
 	}{
-		{"one clock, call ids", 0, false, true, clockByCallIDs, false},
-		{"one clock, call ids, whole seconds", 0, true, true, clockByCallIDs, false},
-		{"skewed 4 s, call ids", 4 * time.Second, false, true, clockByCallIDs, false},
-		{"skewed 4 s, call ids, whole seconds", 4 * time.Second, true, true, clockByCallIDs, false},
-		{"skewed -3 s, call ids", -3 * time.Second, false, true, clockByCallIDs, false},
-		{"skewed 4 s, no ids", 4 * time.Second, false, false, clockByBursts, true},
+		{"one clock, call ids", 0, false, true, ClockByCallIDs, false},
+		{"one clock, call ids, whole seconds", 0, true, true, ClockByCallIDs, false},
+		{"skewed 4 s, call ids", 4 * time.Second, false, true, ClockByCallIDs, false},
+		{"skewed 4 s, call ids, whole seconds", 4 * time.Second, true, true, ClockByCallIDs, false},
+		{"skewed -3 s, call ids", -3 * time.Second, false, true, ClockByCallIDs, false},
+		{"skewed 4 s, no ids", 4 * time.Second, false, false, ClockByBursts, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -688,7 +688,7 @@ func clocksSection(clocks []analyze.ClockOffset, bound analyze.TableBound) secti
 		// Measured call by call, the offset owes nothing to how well the
 		// series of starts line up.
 		measured := "bursts lined up (r " + strconv.FormatFloat(c.Correlation, 'f', 2, 64) + ")"
-		if c.Method == "call ids" {
+		if c.Method == analyze.ClockByCallIDs {
 			measured = "calls joined by call id"
 		}
 		g.add(c.Source, c.Reference, sign+seconds(math.Abs(c.Offset)), seconds(c.Uncertainty),
