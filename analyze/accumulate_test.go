@@ -46,6 +46,11 @@ func TestAccumulatorsMergeAsOne(t *testing.T) {
 		series := accumulateIn(tl, func() *seriesCounts { return newSeriesCounts(w) }, 1).finalize()
 		counted := one.observers(tl)
 		table, bound := clientsIn(tl, counted, 1)
+		j := buildJoins(tl)
+		tally := tallyAttemptsIn(j, 1)
+		if tally.attempts == 0 || tally.throttledRecovered+tally.throttledInFailed+tally.throttledInUnknown == 0 {
+			t.Fatalf("%s: no attempts tallied", in.name)
+		}
 		if len(series.Rate) == 0 || one.bestRank(tl) < 0 {
 			t.Fatalf("%s: nothing accumulated", in.name)
 		}
@@ -53,6 +58,9 @@ func TestAccumulatorsMergeAsOne(t *testing.T) {
 			many := accumulateIn(tl, func() *eventCounts { return newEventCounts(tl) }, stretches)
 			if !reflect.DeepEqual(one, many) {
 				t.Errorf("%s, %d stretches: event counts differ", in.name, stretches)
+			}
+			if got := tallyAttemptsIn(j, stretches); !reflect.DeepEqual(tally, got) {
+				t.Errorf("%s, %d stretches: attempt tallies differ", in.name, stretches)
 			}
 			got := accumulateIn(tl, func() *seriesCounts { return newSeriesCounts(w) }, stretches).finalize()
 			if !reflect.DeepEqual(series, got) {

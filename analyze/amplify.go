@@ -34,7 +34,6 @@ const (
 )
 
 func amplify(j *joins) Amplification {
-	tl := j.tl
 	a := Amplification{Layers: []LayerStats{}}
 	a.Tasks = int64(len(j.tasks))
 	taskTraffic := a.Tasks > 0
@@ -53,15 +52,12 @@ func amplify(j *joins) Amplification {
 			}
 		}
 	}
-	for _, i := range j.http {
-		e := &tl.Events[i]
-		if taskTraffic && e.TaskID == timeline.NoSym && (j.groupOf[i] < 0 || j.groups[j.groupOf[i]].task == timeline.NoSym) {
-			continue
-		}
-		a.Requests++
-		if e.Outcome == timeline.OutcomeOK {
-			a.Billed++
-		}
+	if taskTraffic {
+		a.Requests += j.tally.taskAttempts
+		a.Billed += j.tally.taskOK
+	} else {
+		a.Requests += j.tally.attempts
+		a.Billed += j.tally.ok
 	}
 
 	// Layer 1: attempts per call. The queue layers reuse the slice, and
@@ -148,38 +144,33 @@ func amplify(j *joins) Amplification {
 
 // countFirstAttempts counts attempts numbered 1 when nothing else marks calls.
 func countFirstAttempts(j *joins, taskOnly bool) int64 {
-	var n int64
-	for _, i := range j.http {
-		e := &j.tl.Events[i]
-		if e.Attempt == 1 && (!taskOnly || e.TaskID != timeline.NoSym) {
-			n++
-		}
+	if taskOnly {
+		return j.tally.taskFirstAttempts
 	}
-	return n
+	return j.tally.firstAttempts
 }
 
 // mostCommonMaxAttempts is the attempt limit the SDK announced on the wire
 // (amz-sdk-request max=M) most often, or 0.
 func mostCommonMaxAttempts(j *joins, taskOnly bool) int {
-	seen := map[int32]int{}
+	seen := map[int32]int64{}
 	for _, i := range j.callEvents {
 		if e := &j.tl.Events[i]; e.MaxAttempts > 0 && (!taskOnly || e.TaskID != timeline.NoSym) {
 			seen[e.MaxAttempts]++
 		}
 	}
-	for _, i := range j.http {
-		e := &j.tl.Events[i]
-		if e.MaxAttempts > 0 && (!taskOnly || e.TaskID != timeline.NoSym || (j.groupOf[i] >= 0 && j.groups[j.groupOf[i]].task != timeline.NoSym)) {
-			seen[e.MaxAttempts]++
-		}
+	if taskOnly {
+		addCounts(seen, j.tally.taskMaxAttempts)
+	} else {
+		addCounts(seen, j.tally.maxAttempts)
 	}
-	best, bestN := 0, 0
+	best, bestN := int32(0), int64(0)
 	for m, n := range seen {
-		if n > bestN || (n == bestN && int(m) > best) {
-			best, bestN = int(m), n
+		if n > bestN || (n == bestN && m > best) {
+			best, bestN = m, n
 		}
 	}
-	return best
+	return int(best)
 }
 
 // layerStats summarises one layer's tries per unit and judges whether a

@@ -99,6 +99,9 @@ type joins struct {
 	queueExact  bool
 	queueMethod string
 
+	// tally counts the attempts by the fate of their calls.
+	tally *attemptTally
+
 	warnings []string
 }
 
@@ -141,6 +144,8 @@ func buildJoinsWith(tl *timeline.Timeline, counts *eventCounts) *joins {
 	}
 	j.joinAttempts()
 	j.buildCalls()
+	// After buildCalls, which gives groups the task of their call.
+	j.tally = tallyAttempts(j)
 	j.warnJoinCoverage()
 	j.buildQueue()
 	return j

@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/stampede/stampede/spill"
 	"github.com/stampede/stampede/timeline"
 )
 
@@ -128,41 +127,25 @@ func reconcile(j *joins) Reconciliation {
 	}
 	r.AttemptsPerCall, _ = attemptsPerCall(j, nil, r.HTTP.Attempts)
 
-	// Split every throttled attempt by the fate of its call, as seen on the
+	// Every throttled attempt split by the fate of its call, as seen on the
 	// wire: a later ok attempt in the same group recovered it.
-	lastOutcome := spill.Make[timeline.Outcome](len(j.groups), len(j.groups))
-	defer spill.Free(lastOutcome)
-	for g := range j.groups {
-		lastOutcome[g] = tl.Events[j.groups[g].last].Outcome
+	t := j.tally
+	r.ThrottledRecovered += t.throttledRecovered
+	r.ThrottledInFailedCalls += t.throttledInFailed
+	r.ThrottledInUnknownCalls += t.throttledInUnknown
+	for _, n := range t.throttledUnjoined {
+		r.ThrottledUnjoined += n
 	}
-	unjoinedByClass := map[timeline.Class]int64{}
 	proxyCodes := map[string]int64{}
-	for _, i := range j.http {
-		e := &tl.Events[i]
-		if e.Outcome != timeline.OutcomeThrottled {
-			continue
-		}
-		if c := e.ErrorCode.String(); timeline.IsProxyCode(c) {
-			r.ThrottledByProxy++
-			proxyCodes[c]++
-		}
-		switch g := j.groupOf[i]; {
-		case g < 0:
-			r.ThrottledUnjoined++
-			unjoinedByClass[e.Class]++
-		case lastOutcome[g] == timeline.OutcomeOK && i != j.groups[g].last:
-			// The group ends in success and this attempt is not its end.
-			r.ThrottledRecovered++
-		case lastOutcome[g] == timeline.OutcomeUnknown:
-			// Recovered or not, as the unlogged last outcome was.
-			r.ThrottledInUnknownCalls++
-		default:
-			r.ThrottledInFailedCalls++
+	for code, n := range t.throttledByCode {
+		if c := code.String(); timeline.IsProxyCode(c) {
+			r.ThrottledByProxy += n
+			proxyCodes[c] += n
 		}
 	}
 	r.ProxyCodes = byCount(proxyCodes)
 	if r.ThrottledUnjoined > 0 && j.callsFromLog && hasSDKAttempts(j) {
-		splitUnjoinedByCallCounts(j, &r, unjoinedByClass)
+		splitUnjoinedByCallCounts(j, &r, t.throttledUnjoined)
 	}
 	// A call recovered by retry: ok in the end after at least one failed
 	// attempt.
@@ -175,7 +158,7 @@ func reconcile(j *joins) Reconciliation {
 		}
 	} else {
 		for g := range j.groups {
-			if lastOutcome[g] == timeline.OutcomeOK && j.groups[g].n > 1 {
+			if gr := &j.groups[g]; gr.n > 1 && tl.Events[gr.last].Outcome == timeline.OutcomeOK {
 				r.CallsRecoveredByRetry++
 			}
 		}
