@@ -77,7 +77,7 @@ func amplify(j *joins) Amplification {
 		if m, ok := strings.CutPrefix(j.attemptMethod, "exact: "); ok {
 			method = "exact: HTTP attempts joined by " + m
 		}
-		if j.callsFromLog && hasSDKAttempts(j) {
+		if j.callsFromLog && j.sdkAttempts {
 			method = "exact: attempts reported by the SDK per call"
 		}
 		a.Layers = append(a.Layers, layerStats(layerAttempts, units, true, method, wireMax))
@@ -154,14 +154,11 @@ func countFirstAttempts(j *joins, taskOnly bool) int64 {
 // (amz-sdk-request max=M) most often, or 0.
 func mostCommonMaxAttempts(j *joins, taskOnly bool) int {
 	seen := map[int32]int64{}
-	for _, i := range j.callEvents {
-		if e := &j.tl.Events[i]; e.MaxAttempts > 0 && (!taskOnly || e.TaskID != timeline.NoSym) {
-			seen[e.MaxAttempts]++
-		}
-	}
 	if taskOnly {
+		addCounts(seen, j.callMaxAttempts.task)
 		addCounts(seen, j.tally.taskMaxAttempts)
 	} else {
+		addCounts(seen, j.callMaxAttempts.all)
 		addCounts(seen, j.tally.maxAttempts)
 	}
 	best, bestN := int32(0), int64(0)

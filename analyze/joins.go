@@ -87,10 +87,15 @@ type joins struct {
 	joinedByCallID, joinedByTaskAttempt int64
 	attemptMethod                       string
 
-	calls         []callUnit
-	callsFromLog  bool
-	queueAttempts []queueAttemptUnit
-	tasks         []taskUnit
+	calls        []callUnit
+	callsFromLog bool
+	// sdkAttempts says that the SDK log counts each call's attempts.
+	sdkAttempts bool
+	// callMaxAttempts counts the attempt limits the call events announce,
+	// of all calls and of those with a task id.
+	callMaxAttempts struct{ all, task map[int32]int64 }
+	queueAttempts   []queueAttemptUnit
+	tasks           []taskUnit
 	// taskQueueAttempts lists each task's queue attempts (indexes into
 	// queueAttempts), task after task.
 	taskQueueAttempts []int32
@@ -313,8 +318,16 @@ func (j *joins) buildCalls() {
 		j.calls = spill.Make[callUnit](0, len(j.callEvents))
 		byRequest := j.groupsByRequestID()
 		defer spill.Free(byRequest)
+		j.callMaxAttempts.all, j.callMaxAttempts.task = map[int32]int64{}, map[int32]int64{}
 		for _, i := range j.callEvents {
 			e := &j.tl.Events[i]
+			j.sdkAttempts = j.sdkAttempts || e.Attempts > 0
+			if e.MaxAttempts > 0 {
+				j.callMaxAttempts.all[e.MaxAttempts]++
+				if e.TaskID != timeline.NoSym {
+					j.callMaxAttempts.task[e.MaxAttempts]++
+				}
+			}
 			c := callUnit{start: e.Start, end: eventEnd(e), attempts: e.Attempts, outcome: e.Outcome,
 				class: e.Class, task: e.TaskID, queueAttempt: e.QueueAttempt, group: -1}
 			g, ok := j.groupByCallID.get(e.CallID)

@@ -144,12 +144,12 @@ func reconcile(j *joins) Reconciliation {
 		}
 	}
 	r.ProxyCodes = byCount(proxyCodes)
-	if r.ThrottledUnjoined > 0 && j.callsFromLog && hasSDKAttempts(j) {
+	if r.ThrottledUnjoined > 0 && j.callsFromLog && j.sdkAttempts {
 		splitUnjoinedByCallCounts(j, &r, t.throttledUnjoined)
 	}
 	// A call recovered by retry: ok in the end after at least one failed
 	// attempt.
-	if j.callsFromLog && hasSDKAttempts(j) {
+	if j.callsFromLog && j.sdkAttempts {
 		for i := range j.calls {
 			c := &j.calls[i]
 			if c.outcome == timeline.OutcomeOK && c.attempts > 1 {
@@ -157,11 +157,7 @@ func reconcile(j *joins) Reconciliation {
 			}
 		}
 	} else {
-		for g := range j.groups {
-			if gr := &j.groups[g]; gr.n > 1 && tl.Events[gr.last].Outcome == timeline.OutcomeOK {
-				r.CallsRecoveredByRetry++
-			}
-		}
+		r.CallsRecoveredByRetry = t.groupsRecovered
 	}
 
 	for _, cl := range []timeline.Class{timeline.ClassBatch, timeline.ClassInteractive} {
@@ -236,15 +232,6 @@ func splitUnjoinedByCallCounts(j *joins, r *Reconciliation, unjoined map[timelin
 		r.ThrottledUnjoined -= moved
 		r.Method += fmt.Sprintf("; %s throttled attempts without join keys split by the SDK's attempt counts per call", count(moved))
 	}
-}
-
-func hasSDKAttempts(j *joins) bool {
-	for _, i := range j.callEvents {
-		if j.tl.Events[i].Attempts > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // explainReconcile puts numerators and denominators side by side. Every

@@ -24,6 +24,9 @@ type attemptTally struct {
 	// Attempts and the ok ones among them: all, and those sent for a task
 	// (their own task id, or their call's).
 	attempts, ok, taskAttempts, taskOK int64
+	// groupsRecovered are the attempt groups that ended ok after more
+	// than one attempt.
+	groupsRecovered int64
 	// firstAttempts are the attempts numbered 1; taskFirstAttempts those
 	// of them that carry a task id of their own.
 	firstAttempts, taskFirstAttempts int64
@@ -122,8 +125,13 @@ func tallyAttempts(j *joins) *attemptTally {
 // tallyAttemptsIn is tallyAttempts over the given number of stretches.
 func tallyAttemptsIn(j *joins, stretches int) *attemptTally {
 	lastOutcome := make([]timeline.Outcome, len(j.groups))
+	var recovered int64
 	for g := range j.groups {
-		lastOutcome[g] = j.tl.Events[j.groups[g].last].Outcome
+		gr := &j.groups[g]
+		lastOutcome[g] = j.tl.Events[gr.last].Outcome
+		if gr.n > 1 && lastOutcome[g] == timeline.OutcomeOK {
+			recovered++
+		}
 	}
 	n := len(j.http)
 	stretches = max(1, min(stretches, n))
@@ -145,5 +153,6 @@ func tallyAttemptsIn(j *joins, stretches int) *attemptTally {
 	for _, s := range states[1:] {
 		states[0].merge(s)
 	}
+	states[0].groupsRecovered = recovered
 	return states[0]
 }
