@@ -413,7 +413,8 @@ func pearson(x, y []float64) float64 {
 // the limit. With three waves or more the rates themselves are fitted (a
 // Poisson fit of sizes with each wave's width as its exposure), since waves
 // often narrow as they shrink and their rate then decays more slowly than
-// their size; with fewer, the first wave's rate decays by DecayRatio.
+// their size; with fewer, the first wave's rate decays by DecayRatio. Only
+// a periodic storm's waves are projected past the last one seen.
 func projectBelowInteractive(w *Waves, interactiveRate float64) {
 	if interactiveRate <= 0 || len(w.Waves) == 0 {
 		return
@@ -450,9 +451,10 @@ func projectBelowInteractive(w *Waves, interactiveRate float64) {
 	if w.ProjectedWaves > 0 {
 		k = min(k, w.ProjectedWaves)
 	}
-	if w.Ended && k >= len(w.Waves) {
+	if (w.Ended || !w.Periodic) && k >= len(w.Waves) {
 		// Every wave that came outran the interactive rate, and none
-		// follows: there is no later wave to name.
+		// follows, or none is due: bursts without a period recur on no
+		// schedule, so a later one is no more than the fit's invention.
 		return
 	}
 	w.BelowInteractiveWave = k + 1

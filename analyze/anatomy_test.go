@@ -251,7 +251,12 @@ func TestProjectBelowInteractive(t *testing.T) {
 	}{
 		// 100/s halves each wave: 50, 25, 12.5, 6.25 < 10 at wave 5.
 		{"periodic", Waves{Periodic: true, Period: 60, DecayRatio: 0.5, Waves: []Wave{{Start: start, Size: 100, Width: 1}}}, 10, 5, 240},
-		{"aperiodic", Waves{DecayRatio: 0.5, Waves: []Wave{{Start: start, Size: 100, Width: 1}}}, 10, 5, -1},
+		// Bursts without a period are due at no time, so only one seen is named.
+		{"aperiodic, below past the bursts seen", Waves{DecayRatio: 0.5, Waves: []Wave{{Start: start, Size: 100, Width: 1}}}, 10, 0, -1},
+		{"aperiodic, below within the bursts seen", Waves{DecayRatio: 0.5, Waves: []Wave{
+			{Start: start, Size: 100, Width: 1}, {Start: start.Add(9 * time.Second), Size: 50, Width: 1},
+			{Start: start.Add(23 * time.Second), Size: 25, Width: 1}, {Start: start.Add(31 * time.Second), Size: 12, Width: 1},
+			{Start: start.Add(40 * time.Second), Size: 6, Width: 1}}}, 10, 5, -1},
 		{"already below", Waves{Periodic: true, Period: 60, DecayRatio: 0.5, Waves: []Wave{{Start: start, Size: 5, Width: 1}}}, 10, 1, 0},
 		{"no decay", Waves{Periodic: true, Period: 60, DecayRatio: 1.1, Waves: []Wave{{Start: start, Size: 100, Width: 1}}}, 10, 0, -1},
 		{"no interactive", Waves{Periodic: true, Period: 60, DecayRatio: 0.5, Waves: []Wave{{Start: start, Size: 100, Width: 1}}}, 0, 0, -1},
