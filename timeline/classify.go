@@ -3,6 +3,8 @@ package timeline
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dustin/go-humanize"
 )
 
 // throttleCodes are platform error codes that mean "rate limited", whatever
@@ -230,10 +232,10 @@ func ResolveClasses(t *Timeline) {
 	switch {
 	case batch > 0:
 		to = ClassInteractive
-		why = fmt.Sprintf("taken as interactive because they carry no task id or batch route while %d other events do (inferred, not logged; --class settles it)", batch)
+		why = fmt.Sprintf("taken as interactive because they carry no task id or batch route while %s other events do (inferred, not logged; --class settles it)", humanize.Comma(int64(batch)))
 	case interactive > 0:
 		to = ClassBatch
-		why = fmt.Sprintf("taken as batch because their routes are not the interactive ones %d other events use (inferred, not logged; --class settles it)", interactive)
+		why = fmt.Sprintf("taken as batch because their routes are not the interactive ones %s other events use (inferred, not logged; --class settles it)", humanize.Comma(int64(interactive)))
 	}
 	if to != ClassUnknown {
 		for i := range t.Events {
@@ -248,9 +250,9 @@ func ResolveClasses(t *Timeline) {
 		}
 		s := &t.Sources[src]
 		if to == ClassUnknown {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("class unknown for %d events: no task id, route or class field tells batch from interactive, so no per-class figures are given; --class batch=route:... settles it", n))
+			s.Warnings = append(s.Warnings, fmt.Sprintf("class unknown for %s events: no task id, route or class field tells batch from interactive, so no per-class figures are given; --class batch=route:... settles it", humanize.Comma(int64(n))))
 			continue
 		}
-		s.Warnings = append(s.Warnings, fmt.Sprintf("%d events %s", n, why))
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s events %s", humanize.Comma(int64(n)), why))
 	}
 }
