@@ -1807,8 +1807,23 @@ func isFixed(ds DelayStats, coarse bool) bool {
 		return ds.Mean >= 4 && ds.Sigma <= math.Max(0.02*ds.Mean, 0.55)
 	}
 	return ds.Sigma <= math.Max(0.02*ds.Mean, 0.002) || (tightFloor(ds.P10, ds.P50) && ds.P90-ds.P50 <= 0.15*ds.P50) ||
-		lateTail(ds)
+		lateTail(ds) || sharpFloor(ds)
 }
+
+// sharpFloor: a client too busy to run most retries on time still runs
+// some on time, so the fastest tenth of its gaps sit on the delay itself,
+// within a few per cent of the spread, however late the rest come. Jitter,
+// uniform or full, spreads its fastest tenth over a tenth of its range. The
+// lateness must stay a fraction of the delay, and enough gaps must show
+// the floor.
+func sharpFloor(ds DelayStats) bool {
+	spread := ds.P90 - ds.P10
+	return ds.N >= minFloorGaps && ds.Min > 0 && ds.P10-ds.Min <= 0.04*spread && ds.P90-ds.Min <= 0.25*ds.Min
+}
+
+// minFloorGaps is the fewest gaps whose lower tenth can show a floor: in
+// fewer, the lowest few sit close by chance.
+const minFloorGaps = 50
 
 // lateTail: a fixed delay that a busy client runs late by a fraction of it
 // has its gaps skewed above the delay, with a lower half at most half as
@@ -2047,6 +2062,7 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 		out = append(out, fd)
 	}
 	callEvidence := spanEvidence
+	lateBy := ""
 	if best.a > 1 {
 		fd := FixedDelay{Layer: "sdk", Kind: retryKind, Delay: retry.Mean, Sigma: retry.Sigma, Times: best.a - 1}
 		spread := secsSpread(retry.Mean, retry.Sigma)
@@ -2058,6 +2074,15 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 			fd.Text = fmt.Sprintf("%d x retry-after %s (server; SDK gaps not measurable)", best.a-1, spread)
 		case haveRA && math.Abs(sdk.Mean-ra.Mean) <= math.Max(0.03*ra.Mean, 0.05) && sdk.Fixed:
 			fd.Text = fmt.Sprintf("%d x retry-after %s honoured exactly (SDK%s)", best.a-1, spread, callEvidence)
+		case haveRA && sentLate(sdk, ra):
+			// The SDK waits the retry-after exactly and its busy client
+			// sends the retry late: the fixed delay is the server's, and
+			// the lateness is a term of its own.
+			late := sdk.Mean - ra.Mean
+			fd.Kind, fd.Delay, fd.Sigma = kindRetryAfter, ra.Mean, ra.Sigma
+			fd.Text = fmt.Sprintf("%d x retry-after %s honoured exactly (SDK)", best.a-1, secsSpread(ra.Mean, ra.Sigma))
+			lateBy = fmt.Sprintf("%d x client lateness %s (the median; a tenth of the retries left within %s of the retry-after, so the SDK waits it exactly and a busy client sends late)",
+				best.a-1, secs(late), secs(sdk.P10-ra.Mean))
 		case sdk.Fixed && callEvidence != "":
 			fd.Text = fmt.Sprintf("%d x SDK retry delay %s (fixed, no jitter, SDK%s)", best.a-1, spread, callEvidence)
 		case haveRA && math.Abs(sdk.Mean-ra.Mean) <= math.Max(0.03*ra.Mean, 0.05):
@@ -2066,6 +2091,9 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 			fd.Text = fmt.Sprintf("%d x SDK retry delay %s (%s, SDK)", best.a-1, spread, fixedWord(sdk))
 		}
 		parts = append(parts, fd.Text)
+		if lateBy != "" {
+			parts = append(parts, lateBy)
+		}
 		out = append(out, fd)
 	}
 	// An attempt time too small to matter would only clutter the sentence;
@@ -2090,6 +2118,16 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 	// shows first; each suspect keeps its own part too.
 	out[0].Text = text
 	return out
+}
+
+// sentLate reports whether the SDK's gaps are a fixed retry-after that a
+// busy client runs late: the server sent one value, no retry left before
+// it, the fastest tenth left within 1% (10 ms at least) of it, and the
+// slowest tenth within a quarter of it after.
+func sentLate(sdk, ra DelayStats) bool {
+	return !sdk.WholeSeconds && ra.Fixed && ra.Sigma <= 0.001 && sdk.N >= minFloorGaps &&
+		sdk.Min >= ra.Mean-0.005 && sdk.P10 >= sdk.Min && sdk.P90 >= sdk.P10 &&
+		sdk.P10-ra.Mean <= math.Max(0.01*ra.Mean, 0.01) && sdk.P90-ra.Mean <= 0.25*ra.Mean
 }
 
 func fixedWord(d DelayStats) string {
@@ -2149,7 +2187,9 @@ func failedCallSpan(j *joins, a int) (floor, sigma float64, n int, ok bool) {
 	// A call's span adds a attempt times to its delays, each late by its
 	// own scheduling, so its median drifts up; but calls that wait fixed
 	// delays still pile up on the floor, where jittered ones spread out.
-	if p25-p10 > 0.01*p50 {
+	// A busy client can leave only the fastest tenth on it (sharpFloor).
+	spans := DelayStats{N: int64(len(d)), Min: d[0], P10: p10, P50: p50, P90: percentileSorted(d, 0.9)}
+	if p25-p10 > 0.01*p50 && !sharpFloor(spans) {
 		return p10, sigma, len(d), false
 	}
 	return p10, sigma, len(d), true

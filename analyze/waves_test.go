@@ -192,6 +192,8 @@ func TestExplainPeriod(t *testing.T) {
 		return DelayStats{Kind: kind, N: 100, Mean: mean, Sigma: 0.01, P50: mean, Min: mean - 0.02, Max: mean + 0.02, Fixed: true}
 	}
 	jittered := DelayStats{Kind: kindSDKDelay, N: 100, Mean: 0.6, Sigma: 0.3, P50: 0.6, Min: 0, Max: 1.2}
+	exactRetryAfter := DelayStats{Kind: kindRetryAfter, N: 1256, Mean: 2, P10: 2, P50: 2, P90: 2, Min: 2, Max: 2, Fixed: true}
+	busyClient := DelayStats{Kind: kindSDKDelay, N: 859, Mean: 2.11, Sigma: 0.09, P10: 2.004, P50: 2.09, P90: 2.23, Min: 2.001, Max: 2.28, Fixed: true}
 	tests := []struct {
 		name     string
 		period   float64
@@ -215,6 +217,13 @@ func TestExplainPeriod(t *testing.T) {
 				{Kind: kindSDKDelay, N: 1800, Mean: 2.19, Sigma: 0.609, P10: 2.0, P50: 2.01, P90: 2.18, Min: 2, Max: 5.8, Fixed: true},
 				fixed(kindRequeue, 10)}, 2,
 			[]string{"2 x retry-after 2.01 s ± 0.07 s honoured exactly (SDK)"}},
+		// The server sent 2 s; the SDK's gaps sit on it, a median 0.09 s late.
+		{"a busy client sends the retry-after late", 14.3,
+			[]DelayStats{exactRetryAfter, busyClient, fixed(kindRequeue, 10)}, 2,
+			[]string{"2 x retry-after 2.00 s ± 0 s honoured exactly (SDK)", "2 x client lateness 0.090 s"}},
+		{"gaps before the retry-after are not it sent late", 14.3,
+			[]DelayStats{exactRetryAfter, func() DelayStats { d := busyClient; d.Min = 1.9; return d }(), fixed(kindRequeue, 10)}, 2,
+			[]string{"2 x SDK retry delay 2.09 s"}},
 		{"nothing fits", 50, []DelayStats{fixed(kindRequeue, 10)}, 0, nil},
 		{"no delays measured", 50, nil, 0, nil},
 	}
@@ -249,6 +258,13 @@ func TestIsFixed(t *testing.T) {
 		{DelayStats{N: 50, Mean: 0.6, Sigma: 0.3}, true, false},    // shorter than the resolution allows
 		{DelayStats{N: 50, Mean: 10, Sigma: 0.45}, false, false},   // fine timestamps: that is jitter
 		{DelayStats{N: 50, Mean: 0.5, Sigma: 0.0005}, false, true}, // tight sub-second delay
+		// A busy client: a tenth of the gaps on 2.00 s, the rest up to 0.28 s late.
+		{DelayStats{N: 859, Mean: 2.11, Sigma: 0.09, P10: 2.004, P50: 2.09, P90: 2.23, Min: 2.001, Max: 2.28}, false, true},
+		{DelayStats{N: 30, Mean: 2.11, Sigma: 0.09, P10: 2.004, P50: 2.09, P90: 2.23, Min: 2.001, Max: 2.28}, false, false}, // too few to show a floor
+		// Uniform ±10%: the fastest tenth spread over a tenth of the range.
+		{DelayStats{N: 859, Mean: 2, Sigma: 0.115, P10: 1.84, P50: 2, P90: 2.16, Min: 1.8, Max: 2.2}, false, false},
+		// On a floor, but most gaps far later than a client runs late.
+		{DelayStats{N: 859, Mean: 2.4, Sigma: 0.3, P10: 2.004, P50: 2.4, P90: 2.8, Min: 2, Max: 3}, false, false},
 	}
 	for _, tc := range tests {
 		if got := isFixed(tc.ds, tc.coarse); got != tc.want {
