@@ -56,17 +56,23 @@ func goOrNow(wg *sync.WaitGroup, f func()) {
 // accumulateIn is accumulate over the given number of stretches, as
 // equal as the events allow.
 func accumulateIn[S accumulator[S]](tl *timeline.Timeline, fresh func() S, stretches int) S {
-	n := len(tl.Events)
+	return mergeStretches(len(tl.Events), stretches, func(lo, hi int) S {
+		s := fresh()
+		s.add(tl, lo, hi)
+		return s
+	})
+}
+
+// mergeStretches cuts [0, n) into the given number of stretches, as equal
+// as n allows, builds each one's state at once, the last on this
+// goroutine, and merges the states in order.
+func mergeStretches[S interface{ merge(S) }](n, stretches int, build func(lo, hi int) S) S {
 	stretches = max(1, min(stretches, n))
 	states := make([]S, stretches)
 	var wg sync.WaitGroup
 	for k := range stretches {
 		lo, hi := k*n/stretches, (k+1)*n/stretches
-		run := func() {
-			s := fresh()
-			s.add(tl, lo, hi)
-			states[k] = s
-		}
+		run := func() { states[k] = build(lo, hi) }
 		if k == stretches-1 {
 			run()
 			continue

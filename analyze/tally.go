@@ -1,10 +1,6 @@
 package analyze
 
-import (
-	"sync"
-
-	"github.com/stampede/stampede/timeline"
-)
+import "github.com/stampede/stampede/timeline"
 
 // attemptTally is what the reconciliation and the amplification take from
 // the counted HTTP attempts once they are joined into calls: counts per
@@ -133,26 +129,11 @@ func tallyAttemptsIn(j *joins, stretches int) *attemptTally {
 			recovered++
 		}
 	}
-	n := len(j.http)
-	stretches = max(1, min(stretches, n))
-	states := make([]*attemptTally, stretches)
-	var wg sync.WaitGroup
-	for k := range stretches {
-		run := func() {
-			s := newAttemptTally()
-			s.add(j, lastOutcome, k*n/stretches, (k+1)*n/stretches)
-			states[k] = s
-		}
-		if k == stretches-1 {
-			run()
-			continue
-		}
-		wg.Go(run)
-	}
-	wg.Wait()
-	for _, s := range states[1:] {
-		states[0].merge(s)
-	}
-	states[0].groupsRecovered = recovered
-	return states[0]
+	t := mergeStretches(len(j.http), stretches, func(lo, hi int) *attemptTally {
+		s := newAttemptTally()
+		s.add(j, lastOutcome, lo, hi)
+		return s
+	})
+	t.groupsRecovered = recovered
+	return t
 }
