@@ -160,10 +160,12 @@ var knownMisses = map[string]string{
 	// 3 reached." whether the last attempt succeeded or failed; without
 	// the application's ClientError beside it, those attempts stay unknown
 	// (a warning says how many).
-	"boto-standard-fixed10/sdk/throttled":           "botocore standard debug log: the outcome of an attempt at the limit is not logged",
-	"boto-standard-fixed10/sdk/recovered throttles": "botocore standard debug log: the outcome of an attempt at the limit is not logged",
-	"boto-standard-fixed14/sdk/throttled":           "botocore standard debug log: the outcome of an attempt at the limit is not logged",
-	"boto-standard-fixed14/sdk/recovered throttles": "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	"boto-standard-fixed10/sdk/throttled":                 "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	"boto-standard-fixed10/sdk/recovered throttles":       "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	"boto-standard-fixed14/sdk/throttled":                 "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	"boto-standard-fixed14/sdk/recovered throttles":       "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	"boto-standard-fixed12-caddy/sdk/throttled":           "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	"boto-standard-fixed12-caddy/sdk/recovered throttles": "botocore standard debug log: the outcome of an attempt at the limit is not logged",
 }
 
 func TestRecordedTraces(t *testing.T) {
