@@ -56,6 +56,8 @@ var whatIfPairs = []struct {
 // the as-measured row must find their waves and period too.
 var whatIfRepeats = []string{
 	"whatif/openai-ra1-fixed5-s43", "whatif/openai-ra1-fixed5-s44", "whatif/openai-ra2-fixed10-s43",
+	"openai-ra2-fixed10-caddy", "openai-ra2-fixed10-poller", "anthropic-ra1-fixed8-max4", "boto-standard-fixed12-caddy",
+	"boto-standard-fixed14", "openai-ra2-fixed10-nginx", "openai-ra2-fixed10-nocharge",
 }
 
 // rerunTruth is the part of a re-run's truth.json the comparison uses.
@@ -304,6 +306,13 @@ var whatIfKnownMisses = map[string]string{
 	// the endpoint's is 7,000), under which 10 of 21 seeds make its 10
 	// waves and 11 make fewer, a coin toss the median settles at 9.
 	"whatif/openai-ra1-fixed5-s43/as measured/waves": "seeds make 10 waves in 10 of 21, 9 in 10, 8 in 1; the recording made 10",
+	// Incidents recorded later, that whatif was not built on: each
+	// period is reproduced (14.26 s replayed at 14.02 s, 14.15 at 14.07,
+	// 12.08 at 12.06), and the count misses by the last wave, of 12, 1
+	// and 3 calls, which the replays' seeds make or not.
+	"openai-ra2-fixed10-caddy/as measured/waves":  "seeds make 7 waves in 11 of 21 and 6 in 10; the recording made 6",
+	"openai-ra2-fixed10-poller/as measured/waves": "seeds make 9 waves in 7 of 21 and 8 in 14; the recording made 9",
+	"anthropic-ra1-fixed8-max4/as measured/waves": "seeds make 9 waves in 7 of 21 and 8 in 14; the recording made 9",
 	// The seed-42 re-run finished 28 tasks; the same re-run recorded
 	// with the job runner's seeds 43 and 44 finished 31 and 33, so two
 	// real runs of one policy differ by more than the target allows.
@@ -499,7 +508,12 @@ func TestWhatIfAgainstRealRuns(t *testing.T) {
 			t.Errorf("%s now meets its target (listed as a known miss: %s): take it off whatIfKnownMisses", key, reason)
 		}
 	}
-	record.Incidents = len(incidents)
+	record.Measured = len(incidents)
+	paired := map[string]bool{}
+	for _, pair := range whatIfPairs {
+		paired[pair.incident] = true
+	}
+	record.Incidents = len(paired)
 	for _, f := range whatIfFigures {
 		record.Figures = append(record.Figures, whatif.Figure{Name: f.name, Worst: math.Round(worst[f.name]*1000) / 1000, Points: f.points, Target: f.target, Met: met[f.name]})
 	}

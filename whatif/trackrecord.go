@@ -13,9 +13,12 @@ import (
 // track_record.json current; every comparison quotes it.
 type TrackRecord struct {
 	// ReRuns is how many real re-runs were compared, of Incidents
-	// recorded incidents, by clients Clients.
+	// recorded incidents, by clients Clients. Measured is how many
+	// recorded incidents the as-measured replay was held to, their waves
+	// and period.
 	ReRuns    int      `json:"reruns"`
 	Incidents int      `json:"incidents"`
+	Measured  int      `json:"measured"`
 	Clients   []string `json:"clients"`
 	// Rows are the rows the re-runs checked; the others had no real
 	// runner to check them against.
@@ -68,6 +71,9 @@ func (tr TrackRecord) String() string {
 	}
 	s := fmt.Sprintf("predictions checked against %d real re-runs of %d recorded incidents (%s; rows %s), each figure counted as on the real run, up to the end of its tail after the batch: %s",
 		tr.ReRuns, tr.Incidents, strings.Join(tr.Clients, ", "), strings.Join(tr.Rows, ", "), strings.Join(figs, ", "))
+	if tr.Measured > 0 {
+		s += fmt.Sprintf("; the as-measured replay checked against the waves and period of %d recorded incidents", tr.Measured)
+	}
 	if len(tr.Unchecked) > 0 {
 		s += fmt.Sprintf("; not checked: %s, which the recording harness has no job runner for", strings.Join(tr.Unchecked, ", "))
 	}
