@@ -11,7 +11,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -346,6 +348,19 @@ func recordedChecks(truth *recordedTruth, mix inputMix, res *analyze.Result) []r
 	if mix.tasks && w.Periodic && truth.Expected.Periodic == "yes" && len(truth.PerRunner) == 0 {
 		out = append(out, decompositionChecks(truth, mix, w)...)
 	}
+	if ra := truth.retryAfterSent(); !mix.tasks && mix.debug && w.Periodic && truth.Expected.Periodic == "yes" && len(truth.PerRunner) == 0 &&
+		truth.Config.RequeueJitter == "none" && truth.Config.HonoursRetryAfter && ra > 0 && sdkWaits(truth, ra) > 0 {
+		// The SDK log alone cannot time the requeue, but what the SDK's
+		// waits leave of the period is where it sits.
+		got, ok := "none", false
+		if len(w.Suspects) > 0 {
+			if m := unseenRest.FindStringSubmatch(w.Suspects[0].Text); m != nil {
+				rest, _ := strconv.ParseFloat(m[1], 64)
+				got, ok = fmt.Sprintf("%.2f s", rest), math.Abs(rest-truth.Config.RequeueDelay) <= math.Max(0.02*truth.Waves.MedianPeriod, 0.5)
+			}
+		}
+		add("unseen rest", ok, got, fmt.Sprintf("%.2f s requeue", truth.Config.RequeueDelay))
+	}
 	// A storm whose last wave had no failures has ended: no projected wave
 	// may lie past it.
 	// A log without task ids or retry counts cannot tell a failed call
@@ -355,6 +370,18 @@ func recordedChecks(truth *recordedTruth, mix inputMix, res *analyze.Result) []r
 		add("projection ends", !w.ProjectedEnd.After(w.BurstsStopped.Add(1e9)), w.ProjectedEnd.Format("15:04:05"), "ended by "+w.BurstsStopped.Format("15:04:05"))
 	}
 	return out
+}
+
+// unseenRest reads the part of a period that no log given shows from a
+// split of it.
+var unseenRest = regexp.MustCompile(`([0-9.]+) s that no log given shows`)
+
+// sdkWaits is how many retry-after waits the recorded period holds: the
+// SDK's attempt cap, or none once a client-wide retry quota is spent and
+// failed calls make one attempt.
+func sdkWaits(truth *recordedTruth, ra float64) int {
+	k := int(math.Round((truth.Waves.MedianPeriod - truth.Config.RequeueDelay) / ra))
+	return max(0, min(k, truth.Config.MaxAttempts-1))
 }
 
 // decompositionChecks compare the period's split into fixed delays with the
@@ -391,11 +418,7 @@ func decompositionChecks(truth *recordedTruth, mix inputMix, w analyze.Waves) []
 		out = append(out, recordedCheck{name: "requeue fixed", ok: fixed == want, got: fmt.Sprint(fixed), truth: fmt.Sprint(want)})
 	}
 	if ra := truth.retryAfterSent(); truth.Config.HonoursRetryAfter && ra > 0 {
-		// k is how many retry-after waits the recorded period holds: the
-		// SDK's attempt cap, or none once a client-wide retry quota is
-		// spent and failed calls make one attempt.
-		k := int(math.Round((truth.Waves.MedianPeriod - truth.Config.RequeueDelay) / ra))
-		k = max(0, min(k, truth.Config.MaxAttempts-1))
+		k := sdkWaits(truth, ra)
 		got, ok := "none", k == 0
 		if sdk != nil {
 			got = fmt.Sprintf("%d × %.2f s", sdk.Times, sdk.Delay)

@@ -2051,7 +2051,12 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 		try(fit{a, true, pred + float64(a)*dur})
 	}
 	if bestErr > periodTolerance {
-		return slotTurnover(j, period)
+		if out := slotTurnover(j, period); len(out) > 0 || haveRQ || !haveRetry {
+			return out
+		}
+		return unseenRemainder(j, period, dur, func(times int) (FixedDelay, string) {
+			return sdkSuspect(times, retry, retryKind, sdk, ra, haveRA, spanEvidence)
+		}, retry.Mean)
 	}
 	var out []FixedDelay
 	var parts []string
@@ -2061,35 +2066,8 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 		parts = append(parts, fd.Text)
 		out = append(out, fd)
 	}
-	callEvidence := spanEvidence
-	lateBy := ""
 	if best.a > 1 {
-		fd := FixedDelay{Layer: "sdk", Kind: retryKind, Delay: retry.Mean, Sigma: retry.Sigma, Times: best.a - 1}
-		spread := secsSpread(retry.Mean, retry.Sigma)
-		switch {
-		case retryKind == kindRetryAfter:
-			// Only the server's header was seen: the SDK's own gaps could
-			// not be measured.
-			fd.Layer = "server"
-			fd.Text = fmt.Sprintf("%d x retry-after %s (server; SDK gaps not measurable)", best.a-1, spread)
-		case haveRA && math.Abs(sdk.Mean-ra.Mean) <= math.Max(0.03*ra.Mean, 0.05) && sdk.Fixed:
-			fd.Text = fmt.Sprintf("%d x retry-after %s honoured exactly (SDK%s)", best.a-1, spread, callEvidence)
-		case haveRA && sentLate(sdk, ra):
-			// The SDK waits the retry-after exactly and its busy client
-			// sends the retry late: the fixed delay is the server's, and
-			// the lateness is a term of its own.
-			late := sdk.Mean - ra.Mean
-			fd.Kind, fd.Delay, fd.Sigma = kindRetryAfter, ra.Mean, ra.Sigma
-			fd.Text = fmt.Sprintf("%d x retry-after %s honoured exactly (SDK)", best.a-1, secsSpread(ra.Mean, ra.Sigma))
-			lateBy = fmt.Sprintf("%d x client lateness %s (the median; a tenth of the retries left within %s of the retry-after, so the SDK waits it exactly and a busy client sends late)",
-				best.a-1, secs(late), secs(sdk.P10-ra.Mean))
-		case sdk.Fixed && callEvidence != "":
-			fd.Text = fmt.Sprintf("%d x SDK retry delay %s (fixed, no jitter, SDK%s)", best.a-1, spread, callEvidence)
-		case haveRA && math.Abs(sdk.Mean-ra.Mean) <= math.Max(0.03*ra.Mean, 0.05):
-			fd.Text = fmt.Sprintf("%d x retry-after %s honoured with jitter (SDK, %s)", best.a-1, spread, fixedWord(sdk))
-		default:
-			fd.Text = fmt.Sprintf("%d x SDK retry delay %s (%s, SDK)", best.a-1, spread, fixedWord(sdk))
-		}
+		fd, lateBy := sdkSuspect(best.a-1, retry, retryKind, sdk, ra, haveRA, spanEvidence)
 		parts = append(parts, fd.Text)
 		if lateBy != "" {
 			parts = append(parts, lateBy)
@@ -2118,6 +2096,93 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 	// shows first; each suspect keeps its own part too.
 	out[0].Text = text
 	return out
+}
+
+// unseenRemainder splits a period that the measured delays fall short of
+// where no log times the job runner: the SDK's waits in a failed call of
+// the usual attempts, and the rest, which lies between a failed call's end
+// and its task's next call, where a requeue delay would. With the SDK log
+// alone the user learns how long that unseen delay is and where it sits.
+// suspect gives the SDK's part for a number of waits; retry is one wait.
+func unseenRemainder(j *joins, period, dur float64, suspect func(times int) (FixedDelay, string), retry float64) []FixedDelay {
+	a := medianFailedCallAttempts(j)
+	if a < 2 {
+		return []FixedDelay{}
+	}
+	fd, lateBy := suspect(a - 1)
+	parts := []string{fd.Text}
+	if lateBy != "" {
+		parts = append(parts, lateBy)
+	}
+	rest := period - float64(a-1)*retry
+	if d := float64(a) * dur; d >= 0.001*period {
+		parts = append(parts, fmt.Sprintf("%d x attempt time %s", a, secs(dur)))
+		rest -= d
+	}
+	// A remainder this small is the SDK's own spread, not a delay.
+	if rest < 0.25*period {
+		return []FixedDelay{}
+	}
+	parts = append(parts, fmt.Sprintf("%s that no log given shows, between a failed call's end and its task's next call (where a job runner's requeue delay would be; its log would time it)", secs(rest)))
+	fd.Text = fmt.Sprintf("period %s = %s", secs(period), strings.Join(parts, " + "))
+	return []FixedDelay{fd}
+}
+
+// medianFailedCallAttempts is the median of the attempts that failed batch
+// calls made (of every failed call without a batch class), 0 without any.
+func medianFailedCallAttempts(j *joins) int {
+	var batch, all []int
+	for i := range j.calls {
+		if c := &j.calls[i]; c.failed() && c.attempts > 0 {
+			all = append(all, int(c.attempts))
+			if c.class == timeline.ClassBatch {
+				batch = append(batch, int(c.attempts))
+			}
+		}
+	}
+	if len(batch) > 0 {
+		all = batch
+	}
+	if len(all) == 0 {
+		return 0
+	}
+	slices.Sort(all)
+	return all[len(all)/2]
+}
+
+// sdkSuspect is the SDK's part of a period: times waits of its retry
+// delay, named for what the gaps show (the retry-after honoured exactly,
+// sent late by a busy client, honoured with jitter, or a delay of the
+// SDK's own), and, for a retry-after sent late, the lateness as a term of
+// its own.
+func sdkSuspect(times int, retry DelayStats, retryKind string, sdk, ra DelayStats, haveRA bool, callEvidence string) (fd FixedDelay, lateBy string) {
+	fd = FixedDelay{Layer: "sdk", Kind: retryKind, Delay: retry.Mean, Sigma: retry.Sigma, Times: times}
+	spread := secsSpread(retry.Mean, retry.Sigma)
+	switch {
+	case retryKind == kindRetryAfter:
+		// Only the server's header was seen: the SDK's own gaps could
+		// not be measured.
+		fd.Layer = "server"
+		fd.Text = fmt.Sprintf("%d x retry-after %s (server; SDK gaps not measurable)", times, spread)
+	case haveRA && math.Abs(sdk.Mean-ra.Mean) <= math.Max(0.03*ra.Mean, 0.05) && sdk.Fixed:
+		fd.Text = fmt.Sprintf("%d x retry-after %s honoured exactly (SDK%s)", times, spread, callEvidence)
+	case haveRA && sentLate(sdk, ra):
+		// The SDK waits the retry-after exactly and its busy client
+		// sends the retry late: the fixed delay is the server's, and
+		// the lateness is a term of its own.
+		late := sdk.Mean - ra.Mean
+		fd.Kind, fd.Delay, fd.Sigma = kindRetryAfter, ra.Mean, ra.Sigma
+		fd.Text = fmt.Sprintf("%d x retry-after %s honoured exactly (SDK)", times, secsSpread(ra.Mean, ra.Sigma))
+		lateBy = fmt.Sprintf("%d x client lateness %s (the median; a tenth of the retries left within %s of the retry-after, so the SDK waits it exactly and a busy client sends late)",
+			times, secs(late), secs(sdk.P10-ra.Mean))
+	case sdk.Fixed && callEvidence != "":
+		fd.Text = fmt.Sprintf("%d x SDK retry delay %s (fixed, no jitter, SDK%s)", times, spread, callEvidence)
+	case haveRA && math.Abs(sdk.Mean-ra.Mean) <= math.Max(0.03*ra.Mean, 0.05):
+		fd.Text = fmt.Sprintf("%d x retry-after %s honoured with jitter (SDK, %s)", times, spread, fixedWord(sdk))
+	default:
+		fd.Text = fmt.Sprintf("%d x SDK retry delay %s (%s, SDK)", times, spread, fixedWord(sdk))
+	}
+	return fd, lateBy
 }
 
 // sentLate reports whether the SDK's gaps are a fixed retry-after that a

@@ -245,6 +245,38 @@ func TestExplainPeriod(t *testing.T) {
 	}
 }
 
+// TestExplainPeriodWithoutTheRunnersLog: with no requeue delay measured
+// (the SDK log alone), a period the SDK's waits fall short of is split into
+// those waits and the rest, which is where a requeue delay would be; a rest
+// small beside the period is no delay, and calls that failed at their first
+// attempt leave the SDK nothing to split.
+func TestExplainPeriodWithoutTheRunnersLog(t *testing.T) {
+	// callIDTimeline has a failed call of 3 attempts of 0.1 s each.
+	j := buildJoins(callIDTimeline())
+	ra := DelayStats{Kind: kindRetryAfter, N: 100, Mean: 2, P10: 2, P50: 2, P90: 2, Min: 2, Max: 2, Fixed: true}
+	sdk := DelayStats{Kind: kindSDKDelay, N: 100, Mean: 2, Sigma: 0.01, P10: 2, P50: 2, P90: 2.01, Min: 2, Max: 2.02, Fixed: true}
+	for _, tc := range []struct {
+		name   string
+		period float64
+		text   string // "" for no suspect
+	}{
+		{"a requeue-sized rest", 14.3, "period 14.3 s = 2 x retry-after 2.00 s ± <0.01 s honoured exactly (SDK) + 3 x attempt time 0.100 s + 10.0 s that no log given shows, between a failed call's end and its task's next call"},
+		{"a rest under a quarter of the period", 5, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := explainPeriod(j, tc.period, []DelayStats{ra, sdk})
+			switch {
+			case tc.text == "" && len(got) > 0:
+				t.Errorf("suspects %+v, want none", got)
+			case tc.text != "" && (len(got) != 1 || !strings.HasPrefix(got[0].Text, tc.text)):
+				t.Errorf("suspects %+v, want one whose text starts %q", got, tc.text)
+			case tc.text != "" && (got[0].Layer != "sdk" || got[0].Times != 2):
+				t.Errorf("suspect %+v, want the SDK's retry-after twice", got[0])
+			}
+		})
+	}
+}
+
 func TestIsFixed(t *testing.T) {
 	tests := []struct {
 		ds     DelayStats
