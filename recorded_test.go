@@ -11,9 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -348,16 +346,12 @@ func recordedChecks(truth *recordedTruth, mix inputMix, res *analyze.Result) []r
 	if mix.tasks && w.Periodic && truth.Expected.Periodic == "yes" && len(truth.PerRunner) == 0 {
 		out = append(out, decompositionChecks(truth, mix, w)...)
 	}
-	if ra := truth.retryAfterSent(); !mix.tasks && mix.debug && w.Periodic && truth.Expected.Periodic == "yes" && len(truth.PerRunner) == 0 &&
-		truth.Config.RequeueJitter == "none" && truth.Config.HonoursRetryAfter && ra > 0 && sdkWaits(truth, ra) > 0 {
+	if !mix.tasks && mix.debug && w.Periodic && truth.Expected.Periodic == "yes" && len(truth.PerRunner) == 0 && truth.Config.RequeueJitter == "none" {
 		// The SDK log alone cannot time the requeue, but what the SDK's
 		// waits leave of the period is where it sits.
 		got, ok := "none", false
-		if len(w.Suspects) > 0 {
-			if m := unseenRest.FindStringSubmatch(w.Suspects[0].Text); m != nil {
-				rest, _ := strconv.ParseFloat(m[1], 64)
-				got, ok = fmt.Sprintf("%.2f s", rest), math.Abs(rest-truth.Config.RequeueDelay) <= math.Max(0.02*truth.Waves.MedianPeriod, 0.5)
-			}
+		if w.UnseenDelay > 0 {
+			got, ok = fmt.Sprintf("%.2f s", w.UnseenDelay), math.Abs(w.UnseenDelay-truth.Config.RequeueDelay) <= math.Max(0.02*truth.Waves.MedianPeriod, 0.5)
 		}
 		add("unseen rest", ok, got, fmt.Sprintf("%.2f s requeue", truth.Config.RequeueDelay))
 	}
@@ -371,10 +365,6 @@ func recordedChecks(truth *recordedTruth, mix inputMix, res *analyze.Result) []r
 	}
 	return out
 }
-
-// unseenRest reads the part of a period that no log given shows from a
-// split of it.
-var unseenRest = regexp.MustCompile(`([0-9.]+) s that no log given shows`)
 
 // sdkWaits is how many retry-after waits the recorded period holds: the
 // SDK's attempt cap, or none once a client-wide retry quota is spent and

@@ -248,6 +248,9 @@ func findings(r *Result) []string {
 	switch {
 	case w.Periodic && len(w.Suspects) > 0:
 		out = append(out, fmt.Sprintf("Retries arrived in periodic waves: %s (%s).", w.Suspects[0].Text, w.periodEvidence()))
+	case w.Periodic && w.UnseenDelay > 0:
+		out = append(out, fmt.Sprintf("Retries arrived in periodic waves every %s (%s): failed calls made one attempt, so the SDK adds nothing to it, and %s of it lies between a failed call's end and its task's next call, which no log given shows (where a job runner's requeue delay would be; its log would time it).",
+			secs(w.Period), w.periodEvidence(), secs(w.UnseenDelay)))
 	case w.Periodic:
 		out = append(out, fmt.Sprintf("Retries arrived in periodic waves every %s (%s), but no measured delay adds up to it.",
 			secs(w.Period), w.periodEvidence()))

@@ -7,7 +7,7 @@ import "time"
 
 // SchemaVersion is the version of the JSON result schema (docs/result-schema.md).
 // Bump the minor for additions, the major for renames or removals.
-const SchemaVersion = "1.12"
+const SchemaVersion = "1.13"
 
 // Result is everything stampede concludes about one incident.
 type Result struct {
@@ -365,6 +365,11 @@ type Waves struct {
 	Delays []DelayStats `json:"delays"`
 	// Suspects are fixed delays that explain the period.
 	Suspects []FixedDelay `json:"suspects"`
+	// UnseenDelay is the part of the period that no log given shows, where
+	// no requeue delay is measured (the SDK log alone): the period less the
+	// SDK's waits and attempts in a failed call of the median attempts,
+	// which lies between a failed call's end and its task's next call.
+	UnseenDelay float64 `json:"unseen_delay_s,omitempty"`
 	// BucketEmptyAfter is the median over waves of the time from a wave's
 	// first batch attempt to its first throttle: how fast the burst drained
 	// the rate limit (an upper bound: the log shows no token counts).

@@ -1013,7 +1013,7 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 	delays.Wait()
 	w.Delays = measured
 	if w.Periodic {
-		w.Suspects = explainPeriod(j, w.Period, w.Delays)
+		w.Suspects, w.UnseenDelay = explainPeriod(j, w.Period, w.Delays)
 	}
 	if groups {
 		w.Groups = findGroupWaves(j, opt)
@@ -1970,7 +1970,7 @@ const periodTolerance = 0.03
 // explainPeriod tries period = requeue delay + (a-1) x SDK retry delay
 // (+ a x attempt duration) for the attempts a that failed calls make, and,
 // without a requeue layer, period = SDK retry delay (+ attempt duration).
-func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
+func explainPeriod(j *joins, period float64, delays []DelayStats) (suspects []FixedDelay, unseen float64) {
 	rq, haveRQ := delayOf(delays, kindRequeue)
 	sdk, haveSDK := delayOf(delays, kindSDKDelay)
 	ra, haveRA := delayOf(delays, kindRetryAfter)
@@ -2051,10 +2051,10 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 		try(fit{a, true, pred + float64(a)*dur})
 	}
 	if bestErr > periodTolerance {
-		if out := slotTurnover(j, period); len(out) > 0 || haveRQ || !haveRetry {
-			return out
+		if out := slotTurnover(j, period); len(out) > 0 || haveRQ {
+			return out, 0
 		}
-		return unseenRemainder(j, period, dur, func(times int) (FixedDelay, string) {
+		return unseenRemainder(j, period, dur, haveRetry, func(times int) (FixedDelay, string) {
 			return sdkSuspect(times, retry, retryKind, sdk, ra, haveRA, spanEvidence)
 		}, retry.Mean)
 	}
@@ -2095,7 +2095,7 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 	// The whole explanation rides on the first suspect, the one a report
 	// shows first; each suspect keeps its own part too.
 	out[0].Text = text
-	return out
+	return out, 0
 }
 
 // unseenRemainder splits a period that the measured delays fall short of
@@ -2104,28 +2104,39 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) []FixedDelay {
 // and its task's next call, where a requeue delay would. With the SDK log
 // alone the user learns how long that unseen delay is and where it sits.
 // suspect gives the SDK's part for a number of waits; retry is one wait.
-func unseenRemainder(j *joins, period, dur float64, suspect func(times int) (FixedDelay, string), retry float64) []FixedDelay {
+// Calls that fail at their first attempt leave the SDK no part: the rest
+// is then the period less one attempt, and no suspect carries it.
+func unseenRemainder(j *joins, period, dur float64, haveRetry bool, suspect func(times int) (FixedDelay, string), retry float64) ([]FixedDelay, float64) {
 	a := medianFailedCallAttempts(j)
-	if a < 2 {
-		return []FixedDelay{}
+	if a < 1 || a > 1 && !haveRetry {
+		return []FixedDelay{}, 0
 	}
-	fd, lateBy := suspect(a - 1)
-	parts := []string{fd.Text}
-	if lateBy != "" {
-		parts = append(parts, lateBy)
+	rest := period
+	var parts []string
+	var fd FixedDelay
+	if a > 1 {
+		var lateBy string
+		fd, lateBy = suspect(a - 1)
+		parts = append(parts, fd.Text)
+		if lateBy != "" {
+			parts = append(parts, lateBy)
+		}
+		rest -= float64(a-1) * retry
 	}
-	rest := period - float64(a-1)*retry
 	if d := float64(a) * dur; d >= 0.001*period {
 		parts = append(parts, fmt.Sprintf("%d x attempt time %s", a, secs(dur)))
 		rest -= d
 	}
 	// A remainder this small is the SDK's own spread, not a delay.
 	if rest < 0.25*period {
-		return []FixedDelay{}
+		return []FixedDelay{}, 0
+	}
+	if a == 1 {
+		return []FixedDelay{}, rest
 	}
 	parts = append(parts, fmt.Sprintf("%s that no log given shows, between a failed call's end and its task's next call (where a job runner's requeue delay would be; its log would time it)", secs(rest)))
 	fd.Text = fmt.Sprintf("period %s = %s", secs(period), strings.Join(parts, " + "))
-	return []FixedDelay{fd}
+	return []FixedDelay{fd}, rest
 }
 
 // medianFailedCallAttempts is the median of the attempts that failed batch

@@ -229,7 +229,7 @@ func TestExplainPeriod(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := explainPeriod(j, tc.period, tc.delays)
+			got, _ := explainPeriod(j, tc.period, tc.delays)
 			if len(got) != tc.suspects {
 				t.Fatalf("%d suspects, want %d: %+v", len(got), tc.suspects, got)
 			}
@@ -264,7 +264,10 @@ func TestExplainPeriodWithoutTheRunnersLog(t *testing.T) {
 		{"a rest under a quarter of the period", 5, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := explainPeriod(j, tc.period, []DelayStats{ra, sdk})
+			got, unseen := explainPeriod(j, tc.period, []DelayStats{ra, sdk})
+			if (tc.text != "") != (unseen > 0) {
+				t.Errorf("unseen delay %v s beside suspects %+v", unseen, got)
+			}
 			switch {
 			case tc.text == "" && len(got) > 0:
 				t.Errorf("suspects %+v, want none", got)
@@ -272,6 +275,38 @@ func TestExplainPeriodWithoutTheRunnersLog(t *testing.T) {
 				t.Errorf("suspects %+v, want one whose text starts %q", got, tc.text)
 			case tc.text != "" && (got[0].Layer != "sdk" || got[0].Times != 2):
 				t.Errorf("suspect %+v, want the SDK's retry-after twice", got[0])
+			}
+		})
+	}
+}
+
+// TestUnseenRemainderOfOneAttempt: where failed calls made one attempt
+// (a retry quota spent, or no retries configured), the SDK has no part of
+// the period, and the rest is the period less that attempt, with no suspect
+// to carry it.
+func TestUnseenRemainderOfOneAttempt(t *testing.T) {
+	failed := func(attempts ...int32) *joins {
+		j := &joins{}
+		for _, a := range attempts {
+			j.calls = append(j.calls, callUnit{attempts: a, outcome: timeline.OutcomeThrottled, class: timeline.ClassBatch})
+		}
+		return j
+	}
+	noSDK := func(int) (FixedDelay, string) { t.Error("asked for the SDK's part"); return FixedDelay{}, "" }
+	for _, tc := range []struct {
+		name       string
+		j          *joins
+		period     float64
+		wantUnseen float64
+	}{
+		{"one attempt each", failed(1, 1, 1, 2), 10.1, 10.0},
+		{"no failed calls", failed(), 10.1, 0},
+		{"an attempt as long as the period", failed(1, 1), 0.12, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, unseen := unseenRemainder(tc.j, tc.period, 0.1, false, noSDK, 0)
+			if len(got) != 0 || math.Abs(unseen-tc.wantUnseen) > 1e-9 {
+				t.Errorf("suspects %+v, unseen %v s; want none and %v s", got, unseen, tc.wantUnseen)
 			}
 		})
 	}

@@ -590,6 +590,9 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 		// Bare "no fixed-delay suspects" would deny the fixed requeue
 		// delays the groups' finding names.
 		s.blocks = append(s.blocks, sentences("no fixed-delay suspects for all tasks together: each group above has its own requeue delay"))
+	case len(w.Suspects) == 0 && w.UnseenDelay > 0:
+		// The SDK log alone: the period points at a delay no log times.
+		s.blocks = append(s.blocks, sentences(fmt.Sprintf("no fixed-delay suspects measured; %s of the period lies between a failed call's end and its task's next call, which no log given shows", seconds(w.UnseenDelay))))
 	case len(w.Suspects) == 0:
 		s.blocks = append(s.blocks, sentences("no fixed-delay suspects"))
 	default:
