@@ -2181,10 +2181,11 @@ func sdkSuspect(times int, retry DelayStats, retryKind string, sdk, ra DelayStat
 		// The SDK waits the retry-after exactly and its busy client
 		// sends the retry late: the fixed delay is the server's, and
 		// the lateness is a term of its own.
-		late := sdk.Mean - ra.Mean
+		// The two terms add up to the wait the split was fitted with.
+		late := retry.Mean - ra.Mean
 		fd.Kind, fd.Delay, fd.Sigma = kindRetryAfter, ra.Mean, ra.Sigma
 		fd.Text = fmt.Sprintf("%d x retry-after %s honoured exactly (SDK)", times, secsSpread(ra.Mean, ra.Sigma))
-		lateBy = fmt.Sprintf("%d x client lateness %s (the median; a tenth of the retries left within %s of the retry-after, so the SDK waits it exactly and a busy client sends late)",
+		lateBy = fmt.Sprintf("%d x client lateness %s (a tenth of the retries left within %s of the retry-after: the SDK waits it exactly and a busy client sends late)",
 			times, secs(late), secs(sdk.P10-ra.Mean))
 	case sdk.Fixed && callEvidence != "":
 		fd.Text = fmt.Sprintf("%d x SDK retry delay %s (fixed, no jitter, SDK%s)", times, spread, callEvidence)
