@@ -318,11 +318,37 @@ func findings(r *Result) []string {
 	// throttled: the knob a user turns next.
 	for _, c := range r.Clients {
 		if c.Synchronising && c.Throttled > 0 {
-			out = append(out, fmt.Sprintf("The client %s (%s of %s attempts throttled).", c.Policy, count(c.Throttled), count(c.Attempts)))
+			out = append(out, fmt.Sprintf("The client %s (%s of %s attempts throttled).", clientPolicy(r, c), count(c.Throttled), count(c.Attempts)))
 			break
 		}
 	}
 	return out
+}
+
+// clientPolicy is the client's policy as its finding states it. Where it
+// is the only client and its calls' attempts were counted, calls that made
+// more or fewer attempts than its default say it was configured so; with
+// one attempt it retries nothing and so synchronises nothing itself.
+func clientPolicy(r *Result, c Client) string {
+	if len(r.Clients) != 1 || c.MaxAttempts <= 0 || len(r.Amplification.Layers) == 0 {
+		return c.Policy
+	}
+	l := r.Amplification.Layers[0]
+	seen := int(l.Max)
+	if l.Name != layerAttempts || !l.Exact || l.Units == 0 || seen == c.MaxAttempts || seen < 1 {
+		return c.Policy
+	}
+	name := c.SDK
+	if c.Version != "" {
+		name += " " + c.Version
+	}
+	switch {
+	case seen == 1:
+		return fmt.Sprintf("%s makes %d attempts per call by default and %s, but no call here made more than one: it was configured not to retry, so none of the waves is its doing", name, c.MaxAttempts, c.RetryAfter)
+	case seen < c.MaxAttempts:
+		return fmt.Sprintf("%s, but no call here made more than %d attempts: it was configured to fewer", c.Policy, seen)
+	}
+	return fmt.Sprintf("%s, but calls here made up to %d attempts: it was configured to more", c.Policy, seen)
 }
 
 // joinWords lists items as "a, b or c".

@@ -194,3 +194,34 @@ func repeat(s string, n int) []string {
 	}
 	return out
 }
+
+// TestClientPolicyStatesTheConfiguredAttempts: where the calls' attempts
+// were counted and the client is the only one, a maximum unlike its
+// default says how it was configured.
+func TestClientPolicyStatesTheConfiguredAttempts(t *testing.T) {
+	c := Client{SDK: "openai-node", Version: "6.49.0", MaxAttempts: 3, RetryAfter: "honours retry-after exactly",
+		Policy: "openai-node 6.49.0 makes 3 attempts per call by default, honours retry-after exactly"}
+	layer := func(max float64, exact bool) []LayerStats {
+		return []LayerStats{{Name: layerAttempts, Units: 100, Max: max, Exact: exact}}
+	}
+	for _, tc := range []struct {
+		name    string
+		clients []Client
+		layers  []LayerStats
+		want    string
+	}{
+		{"the default", []Client{c}, layer(3, true), c.Policy},
+		{"no retries", []Client{c}, layer(1, true), "openai-node 6.49.0 makes 3 attempts per call by default and honours retry-after exactly, but no call here made more than one: it was configured not to retry"},
+		{"fewer", []Client{c}, layer(2, true), c.Policy + ", but no call here made more than 2 attempts: it was configured to fewer"},
+		{"more", []Client{c}, layer(5, true), c.Policy + ", but calls here made up to 5 attempts: it was configured to more"},
+		{"attempts estimated, not counted", []Client{c}, layer(1, false), c.Policy},
+		{"two clients, whose calls the layer mixes", []Client{c, {SDK: "botocore"}}, layer(1, true), c.Policy},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Result{Clients: tc.clients, Amplification: Amplification{Layers: tc.layers}}
+			if got := clientPolicy(r, tc.clients[0]); !strings.HasPrefix(got, tc.want) {
+				t.Errorf("policy %q, want it to start %q", got, tc.want)
+			}
+		})
+	}
+}
