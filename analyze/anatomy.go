@@ -499,8 +499,19 @@ func interactiveFinding(w *Waves) string {
 	}
 	s := fmt.Sprintf("Interactive requests were throttled %s of the time inside waves and %s between them",
 		pct(im.InWaves.ThrottleRate), pct(im.Between.ThrottleRate))
+	var notes []string
 	if im.Before.Attempts > 0 {
-		s += fmt.Sprintf(" (%s before the first)", pct(im.Before.ThrottleRate))
+		notes = append(notes, pct(im.Before.ThrottleRate)+" before the first")
+	}
+	if w.BucketResolution >= 1 {
+		// Stamps truncated to the second place an attempt anywhere in its
+		// second: against waves a few seconds wide, that moves attempts
+		// across a wave's edge (on real whole-second logs, 57% inside
+		// waves where the endpoint's own log said 78%).
+		notes = append(notes, fmt.Sprintf("inside and between told apart on timestamps to %s, so attempts within that of a wave's edge may be counted on the wrong side", secs(w.BucketResolution)))
+	}
+	if len(notes) > 0 {
+		s += " (" + strings.Join(notes, "; ") + ")"
 	}
 	s += fmt.Sprintf("; they found the bucket empty for %s %s", count(im.EmptySeconds), plural(im.EmptySeconds, "second", "seconds"))
 	if im.EmptyAfterLoad > 0 {

@@ -518,3 +518,31 @@ func TestInteractiveFindingLogEndsAtLastWave(t *testing.T) {
 		})
 	}
 }
+
+// TestInteractiveFindingOnWholeSeconds: the split inside and between waves
+// states the stamps' resolution where they are whole seconds, since an
+// attempt can then sit a second from where it was stamped.
+func TestInteractiveFindingOnWholeSeconds(t *testing.T) {
+	im := &InteractiveImpact{InWaves: ImpactSpan{Attempts: 60, Throttled: 34, ThrottleRate: 34.0 / 60},
+		Between: ImpactSpan{Attempts: 206, Throttled: 95, ThrottleRate: 95.0 / 206}, Before: ImpactSpan{Attempts: 20}}
+	caveat := "inside and between told apart on timestamps to 1.00 s"
+	for _, tc := range []struct {
+		name       string
+		resolution float64
+		want       string
+	}{
+		{"whole seconds", 1, "(0.0% before the first; " + caveat},
+		{"milliseconds", 0.001, "(0.0% before the first);"},
+		{"resolution unknown", 0, "(0.0% before the first);"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := interactiveFinding(&Waves{Interactive: im, BucketResolution: tc.resolution})
+			if !strings.Contains(f, tc.want) {
+				t.Errorf("finding %q, want it to hold %q", f, tc.want)
+			}
+			if strings.Contains(f, caveat) != (tc.resolution >= 1) {
+				t.Errorf("finding %q: the resolution's caveat only on whole seconds", f)
+			}
+		})
+	}
+}
