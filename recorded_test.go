@@ -37,6 +37,12 @@ type recordedTruth struct {
 		MaxAttempts       int     `json:"sdk_max_attempts_per_call"`
 		Concurrency       *int    `json:"concurrency_limit"`
 		Proxy             string  `json:"proxy"`
+		Server            struct {
+			// RetryAfterDateS > 0: the server sent retry-after as an
+			// HTTP-date this many seconds after the response, truncated to
+			// the second, so each wait was in (N-1, N] s.
+			RetryAfterDateS float64 `json:"retry_after_date_s"`
+		} `json:"server"`
 	} `json:"config"`
 	ObservedDelays struct {
 		ByRetry map[string]struct {
@@ -85,6 +91,16 @@ func (t *recordedTruth) retryAfterSent() float64 {
 		return 0
 	}
 	return t.Config.RetryAfter
+}
+
+// retryAfterNear reports whether a measured retry-after or SDK wait d is
+// the one the server sent, within tol: an HTTP-date one is any wait in
+// (N-1, N] s.
+func (t *recordedTruth) retryAfterNear(d, ra, tol float64) bool {
+	if n := t.Config.Server.RetryAfterDateS; n > 0 {
+		return d > n-1-tol && d <= n+tol
+	}
+	return math.Abs(d-ra) <= tol
 }
 
 // recoveredThrottles is how many throttled attempts a later attempt of the
@@ -160,10 +176,21 @@ var knownMisses = map[string]string{
 	// 3 reached." whether the last attempt succeeded or failed; without
 	// the application's ClientError beside it, those attempts stay unknown
 	// (a warning says how many).
-	"boto-standard-fixed10/sdk/throttled":                 "botocore standard debug log: the outcome of an attempt at the limit is not logged",
-	"boto-standard-fixed10/sdk/recovered throttles":       "botocore standard debug log: the outcome of an attempt at the limit is not logged",
-	"boto-standard-fixed14/sdk/throttled":                 "botocore standard debug log: the outcome of an attempt at the limit is not logged",
-	"boto-standard-fixed14/sdk/recovered throttles":       "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	"boto-standard-fixed10/sdk/throttled":           "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	"boto-standard-fixed10/sdk/recovered throttles": "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	"boto-standard-fixed14/sdk/throttled":           "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	"boto-standard-fixed14/sdk/recovered throttles": "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	// A retry-after sent as an HTTP-date: each wait is the date less the
+	// response's time, in (2, 3] s, so the waits vary with the response's
+	// fraction of a second. Without the header beside them they read as
+	// jitter; that the retries land on whole seconds, which would tell, is
+	// not looked for. The whole-second access log cannot time them, and
+	// the call log's spans vary with them.
+	"openai-radate3-fixed10/msec/retry-after label":         "HTTP-date retry-after: waits of 2.69 to 3.26 s with no header logged beside them read as jittered",
+	"openai-radate3-fixed10/access+calls/retry-after label": "HTTP-date retry-after: whole-second stamps cannot time the waits and the call spans vary with the date",
+	// Recorded on a loaded machine: the job runner's timer ran late, so
+	// the wire shows requeue gaps of 10.006 to 10.281 s, median 10.157 s.
+	"openai-radate3-fixed10/msec/requeue delay":           "a busy job runner's requeue gaps on the wire: median 10.16 s, fastest 10.006 s",
 	"boto-standard-fixed12-caddy/sdk/throttled":           "botocore standard debug log: the outcome of an attempt at the limit is not logged",
 	"boto-standard-fixed12-caddy/sdk/recovered throttles": "botocore standard debug log: the outcome of an attempt at the limit is not logged",
 }
@@ -341,7 +368,7 @@ func recordedChecks(truth *recordedTruth, mix inputMix, res *analyze.Result) []r
 	}
 	if ra := truth.retryAfterSent(); mix.debug && mix.debugHasRetryAfter && ra > 0 {
 		got, ok := delayKind(w.Delays, "retry-after")
-		add("retry-after", ok && math.Abs(got.P50-ra) <= 0.1, fmt.Sprintf("%.2f s", got.P50), fmt.Sprintf("%.2f s", ra))
+		add("retry-after", ok && truth.retryAfterNear(got.P50, ra, 0.1), fmt.Sprintf("%.2f s", got.P50), fmt.Sprintf("%.2f s", ra))
 	}
 	if mix.tasks && w.Periodic && truth.Expected.Periodic == "yes" && len(truth.PerRunner) == 0 {
 		out = append(out, decompositionChecks(truth, mix, w)...)
@@ -412,7 +439,7 @@ func decompositionChecks(truth *recordedTruth, mix inputMix, w analyze.Waves) []
 		got, ok := "none", k == 0
 		if sdk != nil {
 			got = fmt.Sprintf("%d × %.2f s", sdk.Times, sdk.Delay)
-			ok = sdk.Times == k && math.Abs(sdk.Delay-ra) <= tol
+			ok = sdk.Times == k && truth.retryAfterNear(sdk.Delay, ra, tol)
 		}
 		out = append(out, recordedCheck{name: "k × retry-after", ok: ok, got: got, truth: fmt.Sprintf("%d × %.2f s", k, ra)})
 		if sdk != nil && k > 0 {
@@ -422,10 +449,13 @@ func decompositionChecks(truth *recordedTruth, mix inputMix, w analyze.Waves) []
 				label = "fixed"
 			case strings.Contains(sdk.Text, "too coarse to tell"):
 				label = "cannot tell"
+			case strings.Contains(sdk.Text, "inferred from the period"):
+				label = "cannot tell, inferred"
 			}
-			// Whole-second stamps alone cannot time a delay of a few seconds:
-			// saying so is right, calling it jittered is not.
-			ok := label == "fixed" || (mix.wholeSeconds && label == "cannot tell")
+			// Whole-second stamps alone cannot time a delay of a few
+			// seconds, and a wait only the period gives was not timed at
+			// all: saying so is right, calling it jittered is not.
+			ok := label == "fixed" || (mix.wholeSeconds && label == "cannot tell") || label == "cannot tell, inferred"
 			out = append(out, recordedCheck{name: "retry-after label", ok: ok, got: label, truth: "fixed"})
 		}
 	}

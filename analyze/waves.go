@@ -713,7 +713,8 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 	// the series is searched.
 	var delays sync.WaitGroup
 	var measured []DelayStats
-	goOrNow(&delays, func() { measured = measureDelays(j) })
+	var pastRetryAfter DelayStats
+	goOrNow(&delays, func() { measured, pastRetryAfter = measureDelays(j) })
 	if len(s.times) < 2 {
 		delays.Wait()
 		w.Delays = measured
@@ -1013,7 +1014,7 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 	delays.Wait()
 	w.Delays = measured
 	if w.Periodic {
-		w.Suspects, w.UnseenDelay = explainPeriod(j, w.Period, w.Delays)
+		w.Suspects, w.UnseenDelay = explainPeriod(j, w.Period, w.Delays, pastRetryAfter)
 	}
 	if groups {
 		w.Groups = findGroupWaves(j, opt)
@@ -1763,6 +1764,9 @@ type delaySample struct {
 	// whole is set when the times were derived from whole-second stamps,
 	// whatever digits the derivation added.
 	whole bool
+	// past holds, for the gaps that followed a retry-after, the gap less
+	// that retry-after (addAfter).
+	past []float64
 }
 
 func (d *delaySample) add(from, to int64) {
@@ -1772,6 +1776,18 @@ func (d *delaySample) add(from, to int64) {
 	d.gaps = append(d.gaps, seconds(to-from))
 	if from%1e9 != 0 || to%1e9 != 0 {
 		d.coarse = false
+	}
+}
+
+// addAfter is add for the gap after a failed attempt answered with a
+// retry-after, which it also records less that retry-after: how much past
+// the server's floor the SDK waited, attempt by attempt, which tells an SDK
+// that honours a retry-after that varies from one that adds its own delay.
+func (d *delaySample) addAfter(from, to int64, retryAfter time.Duration) {
+	n := len(d.gaps)
+	d.add(from, to)
+	if len(d.gaps) > n && retryAfter > 0 {
+		d.past = append(d.past, d.gaps[n]-retryAfter.Seconds())
 	}
 }
 
@@ -1847,6 +1863,9 @@ const (
 	kindRetryAfter = "retry-after"
 	kindSDKDelay   = "sdk retry delay"
 	kindRequeue    = "requeue delay"
+	// kindPastRetryAfter is the SDK's gap less the retry-after it
+	// followed, attempt by attempt.
+	kindPastRetryAfter = "sdk wait past retry-after"
 	// kindSlotTurnover is a failed call's time under a limit on calls in
 	// flight: the slots free in step.
 	kindSlotTurnover = "slot turnover"
@@ -1855,7 +1874,7 @@ const (
 // measureDelays measures the retry-after values the server sent, the SDK's
 // gap between a failed attempt and the next one in the same call, and the job
 // runner's gap between a failed queue attempt and the next one.
-func measureDelays(j *joins) []DelayStats {
+func measureDelays(j *joins) (delays []DelayStats, pastRetryAfter DelayStats) {
 	tl := j.tl
 	// Each sample is sized for its worst case up front (see pickSeries).
 	ra := delaySample{kind: kindRetryAfter, gaps: spill.Make[float64](0, len(j.http))}
@@ -1890,7 +1909,8 @@ func measureDelays(j *joins) []DelayStats {
 		prev := -1
 		for i := range j.attemptsOf(g) {
 			if prev >= 0 && tl.Events[prev].Outcome.Failed() {
-				sdk.add(eventEnd(&tl.Events[prev]), tl.Events[i].Start)
+				p := &tl.Events[prev]
+				sdk.addAfter(eventEnd(p), tl.Events[i].Start, p.RetryAfter)
 			}
 			prev = i
 		}
@@ -1925,7 +1945,8 @@ func measureDelays(j *joins) []DelayStats {
 	if out == nil {
 		out = []DelayStats{}
 	}
-	return out
+	past := delaySample{kind: kindPastRetryAfter, gaps: sdk.past}
+	return out, past.stats()
 }
 
 // clientAttemptGaps measures the SDK's gaps on the attempts an SDK log
@@ -1947,7 +1968,7 @@ func clientAttemptGaps(j *joins) delaySample {
 			continue
 		}
 		if p, ok := last[e.CallID]; ok && tl.Events[p].Outcome.Failed() {
-			d.add(eventEnd(&tl.Events[p]), e.Start)
+			d.addAfter(eventEnd(&tl.Events[p]), e.Start, tl.Events[p].RetryAfter)
 		}
 		last[e.CallID] = i
 	}
@@ -1970,7 +1991,7 @@ const periodTolerance = 0.03
 // explainPeriod tries period = requeue delay + (a-1) x SDK retry delay
 // (+ a x attempt duration) for the attempts a that failed calls make, and,
 // without a requeue layer, period = SDK retry delay (+ attempt duration).
-func explainPeriod(j *joins, period float64, delays []DelayStats) (suspects []FixedDelay, unseen float64) {
+func explainPeriod(j *joins, period float64, delays []DelayStats, pastRetryAfter DelayStats) (suspects []FixedDelay, unseen float64) {
 	rq, haveRQ := delayOf(delays, kindRequeue)
 	sdk, haveSDK := delayOf(delays, kindSDKDelay)
 	ra, haveRA := delayOf(delays, kindRetryAfter)
@@ -2051,11 +2072,14 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) (suspects []Fi
 		try(fit{a, true, pred + float64(a)*dur})
 	}
 	if bestErr > periodTolerance {
-		if out := slotTurnover(j, period); len(out) > 0 || haveRQ {
+		if out := slotTurnover(j, period); len(out) > 0 {
 			return out, 0
 		}
+		if haveRQ {
+			return inferredRetryWait(j, period, rq, sdk, haveSDK, dur), 0
+		}
 		return unseenRemainder(j, period, dur, haveRetry, func(times int) (FixedDelay, string) {
-			return sdkSuspect(times, retry, retryKind, sdk, ra, haveRA, spanEvidence)
+			return sdkSuspect(times, retry, retryKind, sdk, ra, pastRetryAfter, haveRA, spanEvidence)
 		}, retry.Mean)
 	}
 	var out []FixedDelay
@@ -2067,7 +2091,7 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) (suspects []Fi
 		out = append(out, fd)
 	}
 	if best.a > 1 {
-		fd, lateBy := sdkSuspect(best.a-1, retry, retryKind, sdk, ra, haveRA, spanEvidence)
+		fd, lateBy := sdkSuspect(best.a-1, retry, retryKind, sdk, ra, pastRetryAfter, haveRA, spanEvidence)
 		parts = append(parts, fd.Text)
 		if lateBy != "" {
 			parts = append(parts, lateBy)
@@ -2096,6 +2120,51 @@ func explainPeriod(j *joins, period float64, delays []DelayStats) (suspects []Fi
 	// shows first; each suspect keeps its own part too.
 	out[0].Text = text
 	return out, 0
+}
+
+// inferredRetryWait splits a period that a measured requeue delay and no
+// measured SDK delay add up to: the SDK's waits are then what the period
+// leaves, shared among the waits of a failed call of the median attempts.
+// Where the SDK's gaps were measured too coarsely (whole seconds) or not at
+// all (the server's retry-after differed from what the SDK waited, an
+// HTTP-date one, a call log alone), the wait is inferred, within the range
+// measured when there is one, and said to be inferred.
+func inferredRetryWait(j *joins, period float64, rq, sdk DelayStats, haveSDK bool, dur float64) []FixedDelay {
+	a := medianFailedCallAttempts(j)
+	if a < 2 {
+		return []FixedDelay{}
+	}
+	rest := period - rq.Mean
+	durText := ""
+	if d := float64(a) * dur; d >= 0.001*period {
+		rest -= d
+		durText = fmt.Sprintf(" + %d x attempt time %s", a, secs(dur))
+	}
+	wait := rest / float64(a-1)
+	if wait <= 0 || haveSDK && (wait < sdk.Min-0.05 || wait > sdk.Max+0.05) {
+		return []FixedDelay{}
+	}
+	var measured string
+	if !haveSDK {
+		// Nothing timed the SDK's gaps: the failed calls' own spans must
+		// hold waits of about that length, or the period is not theirs.
+		span, ok := medianFailedCallSpan(j, a)
+		if !ok || math.Abs((span-float64(a)*dur)/float64(a-1)-wait) > math.Max(0.25*wait, 0.5) {
+			return []FixedDelay{}
+		}
+		measured = fmt.Sprintf("no log times the SDK's gaps, but failed calls of %d attempts took %s at the median, as such waits would", a, secs(span))
+	} else {
+		measured = fmt.Sprintf("the SDK's gaps measured %s to %s", secs(sdk.Min), secs(sdk.Max))
+		if sdk.WholeSeconds {
+			measured += " on whole-second stamps"
+		}
+	}
+	rqText := fmt.Sprintf("requeue delay %s (%s, job runner)", secsSpread(rq.Mean, rq.Sigma), fixedWord(rq))
+	fd := FixedDelay{Layer: "sdk", Kind: kindSDKDelay, Delay: wait, Times: a - 1,
+		Text: fmt.Sprintf("%d x SDK retry delay %s (inferred from the period, not measured: %s, so fixed or jittered cannot be told, SDK)", a-1, secs(wait), measured)}
+	out := []FixedDelay{{Layer: "job runner", Kind: kindRequeue, Delay: rq.Mean, Sigma: rq.Sigma, Times: 1, Text: rqText}, fd}
+	out[0].Text = fmt.Sprintf("period %s = %s + %s%s", secs(period), rqText, fd.Text, durText)
+	return out
 }
 
 // unseenRemainder splits a period that the measured delays fall short of
@@ -2139,6 +2208,22 @@ func unseenRemainder(j *joins, period, dur float64, haveRetry bool, suspect func
 	return []FixedDelay{fd}, rest
 }
 
+// medianFailedCallSpan is the median time that failed batch calls of a
+// attempts took, start to end; ok is false without any.
+func medianFailedCallSpan(j *joins, a int) (float64, bool) {
+	var d []float64
+	for i := range j.calls {
+		if c := &j.calls[i]; c.failed() && int(c.attempts) == a && c.end > c.start && c.class == timeline.ClassBatch {
+			d = append(d, seconds(c.end-c.start))
+		}
+	}
+	if len(d) == 0 {
+		return 0, false
+	}
+	slices.Sort(d)
+	return d[len(d)/2], true
+}
+
 // medianFailedCallAttempts is the median of the attempts that failed batch
 // calls made (of every failed call without a batch class), 0 without any.
 func medianFailedCallAttempts(j *joins) int {
@@ -2166,7 +2251,7 @@ func medianFailedCallAttempts(j *joins) int {
 // sent late by a busy client, honoured with jitter, or a delay of the
 // SDK's own), and, for a retry-after sent late, the lateness as a term of
 // its own.
-func sdkSuspect(times int, retry DelayStats, retryKind string, sdk, ra DelayStats, haveRA bool, callEvidence string) (fd FixedDelay, lateBy string) {
+func sdkSuspect(times int, retry DelayStats, retryKind string, sdk, ra, past DelayStats, haveRA bool, callEvidence string) (fd FixedDelay, lateBy string) {
 	fd = FixedDelay{Layer: "sdk", Kind: retryKind, Delay: retry.Mean, Sigma: retry.Sigma, Times: times}
 	spread := secsSpread(retry.Mean, retry.Sigma)
 	switch {
@@ -2187,6 +2272,11 @@ func sdkSuspect(times int, retry DelayStats, retryKind string, sdk, ra DelayStat
 		fd.Text = fmt.Sprintf("%d x retry-after %s honoured exactly (SDK)", times, secsSpread(ra.Mean, ra.Sigma))
 		lateBy = fmt.Sprintf("%d x client lateness %s (a tenth of the retries left within %s of the retry-after: the SDK waits it exactly and a busy client sends late)",
 			times, secs(late), secs(sdk.P10-ra.Mean))
+	case haveRA && waitsEachRetryAfter(past, ra):
+		// The server's retry-after varies (an HTTP date, a computed
+		// wait): its spread is the server's, and the SDK waits each one.
+		fd.Text = fmt.Sprintf("%d x retry-after %s honoured exactly (SDK; the server's retry-after ran %s to %s, and each retry waited its own, %s past it at the median)",
+			times, spread, secs(ra.Min), secs(ra.Max), secs(past.P50))
 	case sdk.Fixed && callEvidence != "":
 		fd.Text = fmt.Sprintf("%d x SDK retry delay %s (fixed, no jitter, SDK%s)", times, spread, callEvidence)
 	case haveRA && math.Abs(sdk.Mean-ra.Mean) <= math.Max(0.03*ra.Mean, 0.05):
@@ -2195,6 +2285,16 @@ func sdkSuspect(times int, retry DelayStats, retryKind string, sdk, ra DelayStat
 		fd.Text = fmt.Sprintf("%d x SDK retry delay %s (%s, SDK)", times, spread, fixedWord(sdk))
 	}
 	return fd, lateBy
+}
+
+// waitsEachRetryAfter reports whether the SDK waited the retry-after each
+// retry followed, where the server's varies: attempt by attempt, the gap
+// less its retry-after sits on zero (no retry left before its floor, a
+// tenth within 10 ms of it), and nine in ten came within a quarter of the
+// retry-after after it, as a busy client's are (sentLate).
+func waitsEachRetryAfter(past, ra DelayStats) bool {
+	return past.N >= minFloorGaps && ra.P90 > ra.P10 && past.P10 >= -0.005 && past.P10 <= 0.01 &&
+		past.P90 <= 0.25*ra.Mean
 }
 
 // sentLate reports whether the SDK's gaps are a fixed retry-after that a

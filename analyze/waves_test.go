@@ -229,7 +229,7 @@ func TestExplainPeriod(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, _ := explainPeriod(j, tc.period, tc.delays)
+			got, _ := explainPeriod(j, tc.period, tc.delays, DelayStats{})
 			if len(got) != tc.suspects {
 				t.Fatalf("%d suspects, want %d: %+v", len(got), tc.suspects, got)
 			}
@@ -264,7 +264,7 @@ func TestExplainPeriodWithoutTheRunnersLog(t *testing.T) {
 		{"a rest under a quarter of the period", 5, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, unseen := explainPeriod(j, tc.period, []DelayStats{ra, sdk})
+			got, unseen := explainPeriod(j, tc.period, []DelayStats{ra, sdk}, DelayStats{})
 			if (tc.text != "") != (unseen > 0) {
 				t.Errorf("unseen delay %v s beside suspects %+v", unseen, got)
 			}
@@ -307,6 +307,50 @@ func TestUnseenRemainderOfOneAttempt(t *testing.T) {
 			got, unseen := unseenRemainder(tc.j, tc.period, 0.1, false, noSDK, 0)
 			if len(got) != 0 || math.Abs(unseen-tc.wantUnseen) > 1e-9 {
 				t.Errorf("suspects %+v, unseen %v s; want none and %v s", got, unseen, tc.wantUnseen)
+			}
+		})
+	}
+}
+
+// TestInferredRetryWait: where the requeue delay is measured and no
+// measured SDK delay completes the period, the SDK's wait is what the
+// period leaves, if the failed calls' spans, or the SDK's measured gaps,
+// hold waits of that length.
+func TestInferredRetryWait(t *testing.T) {
+	failedCalls := func(span float64) *joins {
+		j := &joins{}
+		for k := range 5 {
+			start := int64(k) * 1e9
+			j.calls = append(j.calls, callUnit{start: start, end: start + int64(span*1e9), attempts: 3,
+				outcome: timeline.OutcomeThrottled, class: timeline.ClassBatch})
+		}
+		return j
+	}
+	rq := DelayStats{Kind: kindRequeue, N: 100, Mean: 10, Sigma: 0.01, Fixed: true}
+	coarse := DelayStats{Kind: kindSDKDelay, N: 100, Mean: 2.5, Min: 1.8, Max: 3, WholeSeconds: true}
+	for _, tc := range []struct {
+		name     string
+		j        *joins
+		sdk      *DelayStats
+		wantWait float64 // 0 for no split
+	}{
+		{"call spans agree", failedCalls(5.6), nil, 2.98},
+		{"call spans far shorter", failedCalls(0.5), nil, 0},
+		{"inside the coarse gaps measured", failedCalls(0.5), &coarse, 2.98},
+		{"outside the gaps measured", failedCalls(5.6), &DelayStats{Kind: kindSDKDelay, N: 100, Mean: 1.5, Min: 1, Max: 2}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sdk, haveSDK := DelayStats{}, tc.sdk != nil
+			if haveSDK {
+				sdk = *tc.sdk
+			}
+			got := inferredRetryWait(tc.j, 15.96, rq, sdk, haveSDK, 0)
+			switch {
+			case tc.wantWait == 0 && len(got) > 0:
+				t.Errorf("suspects %+v, want none", got)
+			case tc.wantWait > 0 && (len(got) != 2 || math.Abs(got[1].Delay-tc.wantWait) > 1e-9 || got[1].Times != 2 ||
+				!strings.Contains(got[0].Text, "inferred from the period")):
+				t.Errorf("suspects %+v, want the requeue and 2 x %v s inferred", got, tc.wantWait)
 			}
 		})
 	}
