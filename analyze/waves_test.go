@@ -577,3 +577,25 @@ func TestWaveFindings(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitsEachRetryAfter: an SDK honours a retry-after that varies when
+// each gap less its own retry-after sits on zero.
+func TestWaitsEachRetryAfter(t *testing.T) {
+	dated := DelayStats{Kind: kindRetryAfter, N: 2815, Mean: 2.76, P10: 2.55, P50: 2.77, P90: 2.96, Min: 2.42, Max: 3}
+	onTime := DelayStats{Kind: kindPastRetryAfter, N: 1918, Mean: 0.07, P10: 0.003, P50: 0.048, P90: 0.178, Min: -0.001, Max: 0.272}
+	for _, tc := range []struct {
+		name     string
+		past, ra DelayStats
+		want     bool
+	}{
+		{"each date waited, a busy client late", onTime, dated, true},
+		{"one retry-after for all", onTime, DelayStats{N: 100, Mean: 2, P10: 2, P50: 2, P90: 2, Min: 2, Max: 2}, false},
+		{"retries before the retry-after", func() DelayStats { d := onTime; d.P10 = -0.3; return d }(), dated, false},
+		{"the SDK's own delay on top", func() DelayStats { d := onTime; d.P10, d.P90 = 0.4, 1.2; return d }(), dated, false},
+		{"too few to tell", func() DelayStats { d := onTime; d.N = 20; return d }(), dated, false},
+	} {
+		if got := waitsEachRetryAfter(tc.past, tc.ra); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
