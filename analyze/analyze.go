@@ -338,10 +338,7 @@ func clientPolicy(r *Result, c Client) string {
 	if l.Name != layerAttempts || !l.Exact || l.Units == 0 || seen == c.MaxAttempts || seen < 1 {
 		return c.Policy
 	}
-	name := c.SDK
-	if c.Version != "" {
-		name += " " + c.Version
-	}
+	name := c.sdkName()
 	switch {
 	case seen == 1:
 		return fmt.Sprintf("%s makes %d attempts per call by default and %s, but no call here made more than one: it was configured not to retry, so none of the waves is its doing", name, c.MaxAttempts, c.RetryAfter)

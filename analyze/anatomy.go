@@ -478,10 +478,7 @@ func attributeSDK(w *Waves, clients []Client) {
 	if best == nil {
 		return
 	}
-	name := best.SDK
-	if best.Version != "" {
-		name += " " + best.Version
-	}
+	name := best.sdkName()
 	// Only the SDK's name: its retry-after policy is the client finding's
 	// and the Clients section's to state, and said here too it would read
 	// "honoured exactly ... which honours retry-after exactly".

@@ -516,12 +516,17 @@ func botocoreMode(modes map[string]bool, maxes []announcedLimit) (sdk, from stri
 	return "botocore", ""
 }
 
+// sdkName is the client's SDK and version, as the findings name it.
+func (c *Client) sdkName() string {
+	if c.Version == "" {
+		return c.SDK
+	}
+	return c.SDK + " " + c.Version
+}
+
 func describeClient(c *Client) {
 	p, ok := policyFor(c.SDK, c.Version)
-	name := c.SDK
-	if c.Version != "" {
-		name += " " + c.Version
-	}
+	name := c.sdkName()
 	switch {
 	case ok:
 		c.Known = true
