@@ -884,11 +884,13 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 			}
 		}
 	}
-	if pr.found && pr.intraSpacing == 0 {
+	if pr.found && pr.intraSpacing == 0 && !strings.Contains(s.name, "call starts") {
 		// Bursts one lag apart that come in groups, the groups repeating
 		// at a longer period, are a retry comb inside waves whose own
 		// period the ACF did not single out (a few waves, or fast decay,
-		// leave its hill below the comb's).
+		// leave its hill below the comb's). Call starts count each call
+		// once, so they hold no comb: bursts alike in size there are a
+		// slowly decaying storm, not a wave's attempts.
 		outer, ok := groupPeriod(centres, periodBins*seconds(bw), seconds(bw))
 		if !ok {
 			outer, ok = sizeGroupPeriod(centres, w.Waves, periodBins*seconds(bw), seconds(bw))

@@ -454,8 +454,10 @@ func TestWaveFindings(t *testing.T) {
 // TestPeriodOfHardStorms pins the period of storms whose bursts could
 // pass for another period or for none: a comb whose attempts are less
 // than a quarter period apart (merged, the whole storm would be one
-// burst), and a storm whose next wave shows a few calls after the last
-// on the grid.
+// burst); call starts whose waves come in pairs alike only because the
+// storm hardly decays (each call counts once there, so no comb is in
+// it); and a storm whose next wave shows a few calls after the last on
+// the grid.
 func TestPeriodOfHardStorms(t *testing.T) {
 	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 	tests := []struct {
@@ -468,6 +470,15 @@ func TestPeriodOfHardStorms(t *testing.T) {
 		{name: "wire only: four attempts 3.1 s apart in 14.3 s waves",
 			in: incident{sizes: geometric(165, 0.9784, 5), width: ms(1439), requeue: ms(4878),
 				attempts: 4, retryAfter: 3 * time.Second, attemptTime: ms(94), background: 0.07, wireOnly: true, seed: 112}},
+		{name: "SDK log: an 11.2 s requeue decaying by 0.97",
+			in: incident{sizes: geometric(47.7, 0.97, 7), width: ms(777), requeue: ms(11157), jitter: ms(29),
+				attempts: 1, attemptTime: ms(83), background: 0.69, seed: 41}},
+		{name: "SDK log: a 10.7 s requeue that hardly decays, whole seconds",
+			in: incident{sizes: geometric(51.3, 0.9957, 8), width: ms(540), requeue: ms(10471), jitter: ms(25),
+				attempts: 1, attemptTime: ms(205), background: 0.81, wholeSeconds: true, seed: 212}},
+		{name: "SDK log: a 13.2 s requeue decaying by 0.83",
+			in: incident{sizes: geometric(44.4, 0.8309, 10), width: ms(416), requeue: ms(12973), jitter: ms(61),
+				attempts: 1, attemptTime: ms(177), background: 1.93, seed: 35}},
 		{name: "wire only: three attempts 5 s apart, a few calls of the fourth wave",
 			in: incident{sizes: geometric(135.2, 0.4549, 11), width: ms(3315), requeue: ms(18014), jitter: ms(83),
 				attempts: 3, retryAfter: 5 * time.Second, attemptTime: ms(206), background: 0.6, wholeSeconds: true, wireOnly: true, seed: 130}},
