@@ -652,6 +652,10 @@ func TestSizeGroupPeriod(t *testing.T) {
 			sizes: []int64{45, 46, 45, 45, 38, 38, 38, 38, 31, 31, 31, 31, 26, 26, 26, 26}, want: 12.8},
 		{name: "three attempts, a longer requeue", lag: 5, boundary: 6, k: 3,
 			sizes: []int64{120, 119, 121, 80, 81, 80, 52, 53, 52, 30, 31, 30}, want: 16},
+		// A requeue shorter than the retry-after: the gap between waves
+		// is the shortest in the train.
+		{name: "four attempts 3.16 s apart, a requeue of 2.68 s", lag: 3.16, boundary: 2.68, k: 4,
+			sizes: []int64{246, 248, 246, 248, 204, 202, 200, 201, 163, 165, 165, 163, 136, 136, 134, 135, 110, 110, 108, 109}, want: 12.16},
 		{name: "a straggler after the train", lag: 5, boundary: 6, k: 4, straggler: 44,
 			sizes: []int64{176, 176, 175, 176, 91, 92, 94, 91, 50, 48, 45, 47, 26, 23, 25, 24}, want: 21},
 		// A storm that decays the same at every burst has no runs, though

@@ -850,15 +850,48 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 			addBursts(nb, level)
 			if _, on2, _ := refinePeriodGrid(periodBins*seconds(bw), seconds(bw), centres); on2 <= on {
 				w.Waves, centres, w.BurstsStopped, level = kept, keptCentres, keptStop, keptLevel
+			} else {
+				smooth = narrow
 			}
 		}
 	}
-
-	if pr.found && pr.intraSpacing == 0 {
+	if fine := max(1, minLagBins/2); pr.found && mergeGap > fine {
+		// Bursts less than a quarter period apart are merged, and so are
+		// the attempts of a retry comb whose spacing is that short: each
+		// wave, or several, or the whole storm, becomes one burst. Where
+		// too few then land on the grid, or a burst outlasts the period
+		// (waves run together), the bursts are looked for again merged
+		// only as far as without a period, and that look is kept if its
+		// grid holds more waves less twice the bursts no comb explains
+		// (the margin the grid test below asks for).
+		margin := func() (int, int) {
+			lag, on, members := refinePeriodGrid(periodBins*seconds(bw), seconds(bw), centres)
+			return on, on - 2*strayBursts(centres, w.Waves, members, lag, pr.intraSpacing*seconds(bw), seconds(bw))
+		}
+		merged := false
+		for _, wv := range w.Waves {
+			merged = merged || wv.Width > periodBins*seconds(bw)
+		}
+		if on, m := margin(); on < minRepeats || merged {
+			kept, keptCentres, keptStop, keptLevel := w.Waves, centres, w.BurstsStopped, level
+			w.Waves, centres, w.BurstsStopped = nil, nil, nil
+			var nb []burst
+			nb, level = findBursts(b.counts, min(block, len(b.counts)), smooth, fine)
+			addBursts(nb, level)
+			if _, m2 := margin(); m2 <= m {
+				w.Waves, centres, w.BurstsStopped, level = kept, keptCentres, keptStop, keptLevel
+			} else {
+				mergeGap = fine
+			}
+		}
+	}
+	if pr.found && pr.intraSpacing == 0 && !strings.Contains(s.name, "call starts") {
 		// Bursts one lag apart that come in groups, the groups repeating
 		// at a longer period, are a retry comb inside waves whose own
 		// period the ACF did not single out (a few waves, or fast decay,
-		// leave its hill below the comb's).
+		// leave its hill below the comb's). Call starts count each call
+		// once, so they hold no comb: bursts alike in size there are a
+		// slowly decaying storm, not a wave's attempts.
 		outer, ok := groupPeriod(centres, periodBins*seconds(bw), seconds(bw))
 		if !ok {
 			outer, ok = sizeGroupPeriod(centres, w.Waves, periodBins*seconds(bw), seconds(bw))
@@ -893,6 +926,7 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		// on the grid and the rest a whole number of comb spacings from
 		// it; only bursts that are neither count against the period.
 		strayIdx, shared := strays(centres, w.Waves, members, w.BestLag, pr.intraSpacing*seconds(bw), seconds(bw))
+		strayIdx = dropTail(strayIdx, centres, w.Waves, members, w.BestLag)
 		stray := strayCount(strayIdx, shared)
 		sharp := onGrid > minRepeats || sharpWaves(w.Waves, members, w.BestLag, pr.intraSpacing*seconds(bw), seconds(bw))
 		// A burst outlasting the period would run into the next wave:
@@ -901,7 +935,15 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		for i, on := range members {
 			apart = apart && !(on && w.Waves[i].Width > w.BestLag)
 		}
-		gridded := onGrid >= minRepeats && 2*stray <= onGrid
+		// Under a weak ACF, a burst of a few calls on the grid that a
+		// later wave outgrows is the background's clump, not a wave: a
+		// storm's waves only shrink. It does not count towards the
+		// repeats.
+		clumps := 0
+		if allowedGrowth(pr.acf, pr.threshold) == 1 {
+			clumps = outgrownClumps(w.Waves, members)
+		}
+		gridded := onGrid-clumps >= minRepeats && 2*stray <= onGrid
 		// A fixed delay replays one storm: its waves come every period
 		// until it ends, and each is what the waves before it left.
 		run := longestSlotRun(centres, members, strayIdx, shared, w.BestLag)
@@ -941,7 +983,7 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		}
 		if w.Periodic {
 			w.PeriodEvidence = evidenceACF
-		} else if pr.acf <= pr.threshold && pr.acf > gridACFShare*pr.threshold && onGrid >= minGridOnly && onGrid == len(centres) && sharp && apart && inRow && !grows {
+		} else if pr.acf <= pr.threshold && pr.acf > gridACFShare*pr.threshold && onGrid-clumps >= minGridOnly && onGrid == len(centres) && sharp && apart && inRow && !grows {
 			// A short series (a few waves stamped to the whole second)
 			// gives the shuffled-bin test little room: its threshold is
 			// high, and a period that is not a whole number of bins splits
@@ -1275,7 +1317,23 @@ func alternatingPeriod(centresNs []float64, waves []Wave, lag, binWidth float64)
 // is false unless the runs are too alike for independent counts, the
 // steps stand out of the runs' own variation, and at least three runs'
 // first bursts keep to one grid.
+//
+// The requeue between waves is first taken to be no shorter than the
+// comb's spacing; failing that, it may be shorter, down to half of it
+// (a requeue shorter than the retry-after). Only the first reading lets a
+// burst half a lag from its neighbour, such as the background's clump,
+// break the train rather than join it.
 func sizeGroupPeriod(centresNs []float64, waves []Wave, lag, binWidth float64) (float64, bool) {
+	tol := max(gridTolerance*lag, 1.5*binWidth)
+	if p, ok := sizeGroupPeriodFrom(centresNs, waves, lag, binWidth, lag-tol); ok {
+		return p, true
+	}
+	return sizeGroupPeriodFrom(centresNs, waves, lag, binWidth, lag/2)
+}
+
+// sizeGroupPeriodFrom is sizeGroupPeriod with requeue gaps between runs of
+// at least minGap seconds.
+func sizeGroupPeriodFrom(centresNs []float64, waves []Wave, lag, binWidth, minGap float64) (float64, bool) {
 	tol := max(gridTolerance*lag, 1.5*binWidth)
 	if len(centresNs) != len(waves) {
 		return 0, false
@@ -1287,7 +1345,7 @@ func sizeGroupPeriod(centresNs []float64, waves []Wave, lag, binWidth float64) (
 		b := a + 1
 		for b < len(centresNs) {
 			gap := (centresNs[b] - centresNs[b-1]) / 1e9
-			if gap < lag-tol || gap > 1.5*lag {
+			if gap < minGap || gap > 1.5*lag {
 				break
 			}
 			b++
@@ -1307,7 +1365,7 @@ func sizeGroupPeriod(centresNs []float64, waves []Wave, lag, binWidth float64) (
 			break
 		}
 		for phase := range k {
-			ratio, ok := sizeRuns(centresNs, waves, k, phase, lag, tol)
+			ratio, ok := sizeRuns(centresNs, waves, k, phase, lag, tol, minGap)
 			if ok && ratio > bestRatio {
 				bestK, bestPhase, bestRatio = k, phase, ratio
 			}
@@ -1335,7 +1393,7 @@ func sizeGroupPeriod(centresNs []float64, waves []Wave, lag, binWidth float64) (
 // longer (the requeue is not exactly the comb's spacing) and the sizes
 // step. It returns how many times the mean step exceeds the mean change
 // within a run.
-func sizeRuns(centresNs []float64, waves []Wave, k, phase int, lag, tol float64) (float64, bool) {
+func sizeRuns(centresNs []float64, waves []Wave, k, phase int, lag, tol, minGap float64) (float64, bool) {
 	var within float64
 	var steps []float64
 	var nWithin, loud int
@@ -1345,9 +1403,9 @@ func sizeRuns(centresNs []float64, waves []Wave, k, phase int, lag, tol float64)
 		a, b := waves[i].Size, waves[i+1].Size
 		d := math.Abs(float64(a - b))
 		if (i+1-phase)%k == 0 {
-			// The requeue may be longer than the comb's spacing; only
-			// the retries inside a wave keep to it.
-			if gap < lag-tol || gap > 1.5*lag {
+			// The requeue may be longer or shorter than the comb's
+			// spacing; only the retries inside a wave keep to it.
+			if gap < minGap || gap > 1.5*lag {
 				return 0, false
 			}
 			steps = append(steps, d)
@@ -2718,6 +2776,54 @@ func outgrowsSurvivors(waves []Wave, onGrid []bool, growth float64) (smallest, l
 		}
 	}
 	return 0, 0, false
+}
+
+// dropTail leaves out of the strays the bursts of fewer than
+// minFloorWave calls in the period after the grid's last wave, when that
+// wave is larger: the storm's next wave, a few calls of it above the
+// background, as its first attempts or a retry. A storm ends with its
+// smallest waves, and those show only in part.
+func dropTail(idx []int, centresNs []float64, waves []Wave, onGrid []bool, period float64) []int {
+	last := -1
+	for g, on := range onGrid {
+		if on {
+			last = g
+		}
+	}
+	if last < 0 || period <= 0 {
+		return idx
+	}
+	out := idx[:0:0]
+	for _, i := range idx {
+		d := (centresNs[i] - centresNs[last]) / 1e9
+		if d > period/2 && d < 1.5*period && waves[i].Size < minFloorWave && waves[last].Size > waves[i].Size {
+			continue
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// outgrownClumps counts the bursts on the grid of fewer than minFloorWave
+// calls that a later wave on the grid outgrows beyond Poisson noise. Such
+// a burst bounds no later wave (outgrowsSurvivors leaves it out, as the
+// background's own clump may sit anywhere), and by the same token it is
+// no wave of the storm: the storm's waves only shrink.
+func outgrownClumps(waves []Wave, onGrid []bool) int {
+	n := 0
+	for i, on := range onGrid {
+		if !on || waves[i].Size >= minFloorWave {
+			continue
+		}
+		floor := float64(max(waves[i].Size, 1))
+		for j := i + 1; j < len(onGrid); j++ {
+			if onGrid[j] && float64(waves[j].Size) > floor+3*math.Sqrt(floor)+3 {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // longestSlotRun is how many periods in a row hold the waves on the grid

@@ -599,3 +599,121 @@ func TestWaitsEachRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestPeriodOfHardStorms pins the period of storms whose bursts could
+// pass for another period or for none: a comb whose attempts are less
+// than a quarter period apart (merged, the whole storm would be one
+// burst); call starts whose waves come in pairs alike only because the
+// storm hardly decays (each call counts once there, so no comb is in
+// it); and a storm whose next wave shows a few calls after the last on
+// the grid.
+func TestPeriodOfHardStorms(t *testing.T) {
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	tests := []struct {
+		name string
+		in   incident
+	}{
+		{name: "wire only: four attempts 3.3 s apart in 13.7 s waves",
+			in: incident{sizes: geometric(190.7, 0.9936, 11), width: ms(257), requeue: ms(3549), jitter: ms(61),
+				attempts: 4, retryAfter: 3 * time.Second, attemptTime: ms(282), background: 0.82, wireOnly: true, seed: 61}},
+		{name: "wire only: four attempts 3.1 s apart in 14.3 s waves",
+			in: incident{sizes: geometric(165, 0.9784, 5), width: ms(1439), requeue: ms(4878),
+				attempts: 4, retryAfter: 3 * time.Second, attemptTime: ms(94), background: 0.07, wireOnly: true, seed: 112}},
+		{name: "SDK log: an 11.2 s requeue decaying by 0.97",
+			in: incident{sizes: geometric(47.7, 0.97, 7), width: ms(777), requeue: ms(11157), jitter: ms(29),
+				attempts: 1, attemptTime: ms(83), background: 0.69, seed: 41}},
+		{name: "SDK log: a 10.7 s requeue that hardly decays, whole seconds",
+			in: incident{sizes: geometric(51.3, 0.9957, 8), width: ms(540), requeue: ms(10471), jitter: ms(25),
+				attempts: 1, attemptTime: ms(205), background: 0.81, wholeSeconds: true, seed: 212}},
+		{name: "SDK log: a 13.2 s requeue decaying by 0.83",
+			in: incident{sizes: geometric(44.4, 0.8309, 10), width: ms(416), requeue: ms(12973), jitter: ms(61),
+				attempts: 1, attemptTime: ms(177), background: 1.93, seed: 35}},
+		{name: "wire only: three attempts 5 s apart, a few calls of the fourth wave",
+			in: incident{sizes: geometric(135.2, 0.4549, 11), width: ms(3315), requeue: ms(18014), jitter: ms(83),
+				attempts: 3, retryAfter: 5 * time.Second, attemptTime: ms(206), background: 0.6, wholeSeconds: true, wireOnly: true, seed: 130}},
+		{name: "wire only: four attempts 5 s apart, a few calls of the fourth wave",
+			in: incident{sizes: geometric(44.8, 0.7497, 6), width: ms(3610), requeue: ms(17138), jitter: ms(10),
+				attempts: 4, retryAfter: 5 * time.Second, attemptTime: ms(246), background: 0.046, wholeSeconds: true, wireOnly: true, seed: 102}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := FindWaves(tc.in.build(), Options{Seed: tc.in.seed})
+			want := tc.in.period().Seconds()
+			if !w.Periodic || math.Abs(w.Period-want) > 0.02*want {
+				t.Errorf("periodic %v, period %.2f s (best lag %.2f, rejected %q, %d bursts, %d on the grid), want %.2f s",
+					w.Periodic, w.Period, w.BestLag, w.Rejected, len(w.Waves), w.OnGrid, want)
+			}
+		})
+	}
+}
+
+// TestOutgrownClumps pins which bursts of a few calls on a grid are the
+// background's clumps rather than waves: those a later wave on the grid
+// outgrows beyond Poisson noise.
+func TestOutgrownClumps(t *testing.T) {
+	tests := []struct {
+		name  string
+		sizes []int64
+		on    []bool
+		want  int
+	}{
+		{name: "three calls, then waves of 17 and 14", sizes: []int64{3, 17, 14}, on: []bool{true, true, true}, want: 1},
+		{name: "a storm ending in a few calls", sizes: []int64{120, 40, 12, 4}, on: []bool{true, true, true, true}},
+		{name: "a small wave, then one within its noise", sizes: []int64{6, 9, 4}, on: []bool{true, true, true}},
+		{name: "the larger burst is off the grid", sizes: []int64{3, 40, 2, 2}, on: []bool{true, false, true, true}},
+		{name: "a clump before the storm", sizes: []int64{4, 200, 90, 40}, on: []bool{true, true, true, true}, want: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			waves := make([]Wave, len(tc.sizes))
+			for i, s := range tc.sizes {
+				waves[i] = Wave{Size: s}
+			}
+			if got := outgrownClumps(waves, tc.on); got != tc.want {
+				t.Errorf("%d clumps, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestDropTail pins which bursts off the grid are read as the storm's next
+// wave showing a few calls rather than strays.
+func TestDropTail(t *testing.T) {
+	tests := []struct {
+		name    string
+		centres []float64 // seconds
+		sizes   []int64
+		on      []bool
+		period  float64
+		want    []int // strays kept
+	}{
+		{name: "a few calls a comb spacing after the next grid point", centres: []float64{0, 33.15, 66.15, 102.9},
+			sizes: []int64{179, 136, 101, 5}, on: []bool{true, true, true, false}, period: 33.08},
+		{name: "a few calls early in the next period", centres: []float64{0, 28.65, 57.34, 79.65},
+			sizes: []int64{400, 166, 75, 8}, on: []bool{true, true, true, false}, period: 28.67},
+		{name: "a large burst after the grid is a stray", centres: []float64{0, 33, 66, 102},
+			sizes: []int64{179, 136, 101, 60}, on: []bool{true, true, true, false}, period: 33, want: []int{3}},
+		{name: "a small burst two periods on is a stray", centres: []float64{0, 33, 66, 140},
+			sizes: []int64{179, 136, 101, 5}, on: []bool{true, true, true, false}, period: 33, want: []int{3}},
+		{name: "a small burst amid the grid is a stray", centres: []float64{0, 33, 50, 66},
+			sizes: []int64{179, 136, 5, 101}, on: []bool{true, true, false, true}, period: 33, want: []int{2}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			centres := make([]float64, len(tc.centres))
+			waves := make([]Wave, len(tc.sizes))
+			var idx []int
+			for i := range tc.centres {
+				centres[i] = (100 + tc.centres[i]) * 1e9
+				waves[i] = Wave{Size: tc.sizes[i]}
+				if !tc.on[i] {
+					idx = append(idx, i)
+				}
+			}
+			got := dropTail(idx, centres, waves, tc.on, tc.period)
+			if fmt.Sprint(got) != fmt.Sprint(append([]int{}, tc.want...)) {
+				t.Errorf("strays %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
