@@ -1823,8 +1823,11 @@ type delaySample struct {
 	// whatever digits the derivation added.
 	whole bool
 	// past holds, for the gaps that followed a retry-after, the gap less
-	// that retry-after (addAfter).
-	past []float64
+	// that retry-after (addAfter): one in every pastStride of them, since
+	// its quantiles need a sample, not millions of gaps.
+	past       []float64
+	pastStride int
+	pastSeen   int
 }
 
 func (d *delaySample) add(from, to int64) {
@@ -1845,7 +1848,10 @@ func (d *delaySample) addAfter(from, to int64, retryAfter time.Duration) {
 	n := len(d.gaps)
 	d.add(from, to)
 	if len(d.gaps) > n && retryAfter > 0 {
-		d.past = append(d.past, d.gaps[n]-retryAfter.Seconds())
+		if d.pastSeen%max(d.pastStride, 1) == 0 {
+			d.past = append(d.past, d.gaps[n]-retryAfter.Seconds())
+		}
+		d.pastSeen++
 	}
 }
 
@@ -1962,7 +1968,8 @@ func measureDelays(j *joins) (delays []DelayStats, pastRetryAfter DelayStats) {
 	// from it by subtracting $request_time has milliseconds but is no more
 	// precise, so the sample's precision is the attempts' logged stamps.
 	coarseAttempts := wholeSecondAttempts(j)
-	sdk := delaySample{kind: kindSDKDelay, coarse: true, whole: coarseAttempts, gaps: spill.Make[float64](0, len(j.http))}
+	sdk := delaySample{kind: kindSDKDelay, coarse: true, whole: coarseAttempts, gaps: spill.Make[float64](0, len(j.http)),
+		pastStride: pastStrideFor(len(j.http))}
 	for g := range j.groups {
 		prev := -1
 		for i := range j.attemptsOf(g) {
@@ -2007,6 +2014,12 @@ func measureDelays(j *joins) (delays []DelayStats, pastRetryAfter DelayStats) {
 	return out, past.stats()
 }
 
+// pastStrideFor is the stride that keeps about maxPastSample of n gaps.
+func pastStrideFor(n int) int { return max(1, n/maxPastSample) }
+
+// maxPastSample bounds the sample of gaps less their retry-after.
+const maxPastSample = 1 << 16
+
 // clientAttemptGaps measures the SDK's gaps on the attempts an SDK log
 // recorded that the HTTP side does not count (it counts the proxy's log of
 // the same attempts), chained by their call id.
@@ -2015,7 +2028,7 @@ func clientAttemptGaps(j *joins) delaySample {
 	// The HTTP side counts whole sources (those of the best observer), so
 	// the uncounted attempts are those of the other sources.
 	counted := j.counted
-	d := delaySample{kind: kindSDKDelay, coarse: true, gaps: spill.Make[float64](0, 0)}
+	d := delaySample{kind: kindSDKDelay, coarse: true, gaps: spill.Make[float64](0, 0), pastStride: pastStrideFor(len(tl.Events))}
 	if !slices.Contains(counted, false) {
 		return d
 	}
