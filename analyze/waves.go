@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -2297,24 +2298,33 @@ func medianFailedCallSpan(j *joins, a int) (float64, bool) {
 
 // medianFailedCallAttempts is the median of the attempts that failed batch
 // calls made (of every failed call without a batch class), 0 without any.
+// Attempt counts are few distinct small numbers, so they are counted, not
+// collected: a log of millions of calls allocates nothing here.
 func medianFailedCallAttempts(j *joins) int {
-	var batch, all []int
+	batch, all := map[int32]int64{}, map[int32]int64{}
 	for i := range j.calls {
 		if c := &j.calls[i]; c.failed() && c.attempts > 0 {
-			all = append(all, int(c.attempts))
+			all[c.attempts]++
 			if c.class == timeline.ClassBatch {
-				batch = append(batch, int(c.attempts))
+				batch[c.attempts]++
 			}
 		}
 	}
 	if len(batch) > 0 {
 		all = batch
 	}
-	if len(all) == 0 {
-		return 0
+	var n int64
+	for _, k := range all {
+		n += k
 	}
-	slices.Sort(all)
-	return all[len(all)/2]
+	seen := int64(0)
+	for _, a := range slices.Sorted(maps.Keys(all)) {
+		// The upper median, as all[len/2] of the sorted attempts.
+		if seen += all[a]; seen > n/2 {
+			return int(a)
+		}
+	}
+	return 0
 }
 
 // sdkSuspect is the SDK's part of a period: times waits of its retry
