@@ -314,11 +314,6 @@ var whatIfKnownMisses = map[string]string{
 	"openai-ra2-fixed10-caddy/as measured/waves":  "seeds make 7 waves in 11 of 21 and 6 in 10; the recording made 6",
 	"openai-ra2-fixed10-poller/as measured/waves": "seeds make 9 waves in 7 of 21 and 8 in 14; the recording made 9",
 	"anthropic-ra1-fixed8-max4/as measured/waves": "seeds make 9 waves in 7 of 21 and 8 in 14; the recording made 9",
-	// The server sent retry-after: 3 and retry-after-ms: 2500, and the
-	// SDK waited 2.5 s; the access log shows no header and whole-second
-	// gaps, from which whatif reads 2 s, and the simulator takes
-	// retry-after in whole seconds, so 2.5 s cannot be replayed.
-	"anthropic-rams2500-fixed10/as measured/period (s)": "trace 15.17 s, replay 14.07 s: a retry-after of 2.5 s replayed as 2 s",
 	// The seed-42 re-run finished 28 tasks; the same re-run recorded
 	// with the job runner's seeds 43 and 44 finished 31 and 33, so two
 	// real runs of one policy differ by more than the target allows.

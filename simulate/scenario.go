@@ -223,8 +223,12 @@ type BatchTraffic struct {
 
 // SDKPolicy is the client library's retry policy.
 type SDKPolicy struct {
-	MaxAttempts    int     `json:"max_attempts"`
-	RetryAfterS    int     `json:"retry_after_s"`
+	MaxAttempts int `json:"max_attempts"`
+	RetryAfterS int `json:"retry_after_s"`
+	// RetryAfterMs is the retry-after-ms header the server sends beside
+	// retry-after, in milliseconds; SDKs that read it (openai, anthropic)
+	// sleep it instead of the whole seconds. 0: the server sends none.
+	RetryAfterMs   float64 `json:"retry_after_ms,omitempty"`
 	RetryAfterMode string  `json:"retry_after_mode"`
 	BackoffBaseS   float64 `json:"backoff_base_s"`
 	BackoffCapS    float64 `json:"backoff_cap_s"`
@@ -471,12 +475,23 @@ func (sc *Scenario) Validate() error {
 	return nil
 }
 
+// RetryAfterWait is the retry-after the SDK sleeps, in seconds: the
+// milliseconds when the server sends them, else the whole seconds.
+func (p *SDKPolicy) RetryAfterWait() float64 {
+	if p.RetryAfterMs > 0 {
+		return p.RetryAfterMs / 1e3
+	}
+	return float64(p.RetryAfterS)
+}
+
 func (p *SDKPolicy) validate(prefix string) error {
 	switch {
 	case p.MaxAttempts < 1 || p.MaxAttempts > 100:
 		return badField(prefix+".max_attempts", "%d: want 1 to 100", p.MaxAttempts)
 	case p.RetryAfterS < 0 || p.RetryAfterS > 86400:
 		return badField(prefix+".retry_after_s", "%d: want 0 to 86400 seconds", p.RetryAfterS)
+	case math.IsNaN(p.RetryAfterMs) || p.RetryAfterMs < 0 || p.RetryAfterMs > 86400e3:
+		return badField(prefix+".retry_after_ms", "%v: want 0 to 86,400,000 milliseconds", p.RetryAfterMs)
 	case math.IsNaN(p.BackoffBaseS) || p.BackoffBaseS < 0 || p.BackoffBaseS > 86400:
 		return badField(prefix+".backoff_base_s", "%v: want 0 to 86400 seconds", p.BackoffBaseS)
 	case math.IsNaN(p.BackoffCapS) || p.BackoffCapS < 0 || p.BackoffCapS > 86400:

@@ -69,6 +69,11 @@ func TestParseScenarioErrors(t *testing.T) {
 			want: `batch.cost: 200 exceeds bucket.capacity 100`,
 		},
 		{
+			name: "negative retry-after-ms",
+			json: "{\"sdk\": {\"retry_after_ms\": -5}}",
+			want: `sdk.retry_after_ms: -5: want 0 to 86,400,000 milliseconds`,
+		},
+		{
 			name: "zero attempts",
 			json: "{\"sdk\": {\"max_attempts\": 0}}",
 			want: `sdk.max_attempts: 0: want 1 to 100`,

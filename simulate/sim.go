@@ -639,7 +639,7 @@ func (s *simulation) spendBudget(c *callState, throttled bool) bool {
 func (s *simulation) sdkWait(c *callState) time.Duration {
 	p := c.policy
 	rng := s.rngs[streamSDK]
-	ra := float64(p.RetryAfterS)
+	ra := p.RetryAfterWait()
 	switch p.RetryAfterMode {
 	case RetryAfterJitter:
 		return seconds(ra + ra*rng.Float64())

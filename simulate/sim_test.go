@@ -729,3 +729,58 @@ func burstScenario(tasks int, window float64, maxAttempts int) Scenario {
 	sc.Runner = RunnerPolicy{RequeueDelayS: 10, RequeueJitter: JitterNone, Survival: 1, MaxQueueAttempts: 2}
 	return sc
 }
+
+// TestRetryAfterMsSetsTheWait pins sdk.retry_after_ms: an SDK that reads
+// it sleeps the milliseconds, not the whole seconds of retry-after, which
+// the 429 still carries; the expected cycle follows the sleep.
+func TestRetryAfterMsSetsTheWait(t *testing.T) {
+	tests := []struct {
+		name     string
+		ms       float64
+		wantWait float64
+	}{
+		{"whole seconds only", 0, 3},
+		{"milliseconds beside them", 2500, 2.5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := burstScenario(40, 0.5, 3)
+			sc.SDK.RetryAfterS, sc.SDK.RetryAfterMs = 3, tt.ms
+			if err := sc.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			out, err := Run(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			type try struct{ task, queueAttempt, retry int }
+			logged := map[try]Attempt{}
+			for _, a := range out.Attempts {
+				logged[try{a.Task, a.QueueAttempt, a.Retry}] = a
+			}
+			gaps := 0
+			for _, a := range out.Attempts {
+				prev, ok := logged[try{a.Task, a.QueueAttempt, a.Retry - 1}]
+				if a.Retry == 0 || !ok {
+					continue
+				}
+				if prev.RetryAfter != 3 {
+					t.Fatalf("a 429 carries retry-after %d, want the whole seconds, 3", prev.RetryAfter)
+				}
+				// The SDK's sleep starts when the 429 reaches it, one
+				// network latency after the proxy logged it.
+				if gap := (a.Arrived - prev.Logged).Seconds(); gap < tt.wantWait || gap > tt.wantWait+0.5 {
+					t.Errorf("task %d retry %d came %.3f s after the 429, want %.1f s and a latency", a.Task, a.Retry, gap, tt.wantWait)
+				}
+				gaps++
+			}
+			if gaps == 0 {
+				t.Fatal("no retries to time")
+			}
+			want := sc.Runner.RequeueDelayS + 2*tt.wantWait
+			if c := out.Truth.Cycle.ExpectedS; c < want || c > want+1 {
+				t.Errorf("expected cycle %.3f s, want %.1f s and the attempts' latencies", c, want)
+			}
+		})
+	}
+}

@@ -270,9 +270,9 @@ func expectedCycle(sc Scenario) Cycle {
 	for n := range p.MaxAttempts - 1 {
 		switch p.RetryAfterMode {
 		case RetryAfterExact:
-			wait += float64(p.RetryAfterS)
+			wait += p.RetryAfterWait()
 		case RetryAfterJitter:
-			wait += 1.5 * float64(p.RetryAfterS)
+			wait += 1.5 * p.RetryAfterWait()
 		case RetryAfterIgnore:
 			wait += backoffCeiling(&p, n) / 2
 		}

@@ -97,7 +97,7 @@ func (p Params) Parameters() []analyze.WhatIfParameter {
 		"reject charge":           {sc.Bucket.RejectFraction, fmt.Sprintf("%.0f%%", 100*sc.Bucket.RejectFraction)},
 		"debt tokens":             {sc.Bucket.DebtFloor, thousands(sc.Bucket.DebtFloor)},
 		"interactive rate":        {sc.Interactive.RatePerS, fmt.Sprintf("%.2f/s", sc.Interactive.RatePerS)},
-		"retry-after":             {float64(sc.SDK.RetryAfterS), fmt.Sprintf("%d s", sc.SDK.RetryAfterS)},
+		"retry-after":             {sc.SDK.RetryAfterWait(), retryAfterText(sc.SDK)},
 		"retry-after handling":    {0, sc.SDK.RetryAfterMode},
 		"sdk attempts per call":   {float64(sc.SDK.MaxAttempts), fmt.Sprint(sc.SDK.MaxAttempts)},
 		"calls per queue attempt": {float64(layer), fmt.Sprint(layer)},
@@ -194,11 +194,12 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 	// An access log without $sent_http_retry_after does not show the
 	// header, but an SDK that sleeps it shows it as its retry delay.
 	honours := sleepsRetryAfter(res)
+	raNote := ""
 	if ra == nil && sdkDelay != nil && honours {
 		if v := math.Round(delayFloor(sdkDelay)); v >= 1 {
 			sc.SDK.RetryAfterS = int(v)
 			src("retry-after", "measured")
-			p.Notes = append(p.Notes, fmt.Sprintf("the logs do not carry retry-after; %s sleeps it, so it is read from the SDK's retry delays: %d s", batchSDK(res), sc.SDK.RetryAfterS))
+			raNote = fmt.Sprintf("the logs do not carry retry-after; %s sleeps it, so it is read from the SDK's retry delays: %d s", batchSDK(res), sc.SDK.RetryAfterS)
 		}
 	}
 	sc.SDK.RetryAfterMode = simulate.RetryAfterExact
@@ -217,6 +218,15 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 	default:
 		sc.SDK.RetryAfterMode = simulate.RetryAfterIgnore
 		sc.SDK.BackoffCapS = 2 * sdkDelay.Max
+	}
+	if ms, ok := subSecondRetryAfter(res, sc.SDK); ok && honours && sc.SDK.RetryAfterMode == simulate.RetryAfterExact {
+		sc.SDK.RetryAfterMs = ms
+		sc.SDK.RetryAfterS = int(math.Ceil(ms / 1e3))
+		src("retry-after", "measured")
+		raNote = fmt.Sprintf("%s sleeps retry-after, and its waits are %g s, not a whole number of seconds: a retry-after-ms header the logs do not show, replayed as retry-after-ms %s", batchSDK(res), round(ms/1e3, 3), thousands(ms))
+	}
+	if raNote != "" {
+		p.Notes = append(p.Notes, raNote)
 	}
 
 	// Attempts per layer.
@@ -297,7 +307,7 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 		src("requeue delay", "measured")
 		src("requeue jitter", "measured")
 	case res.Waves.Periodic:
-		sc.Runner.RequeueDelayS = math.Max(0, res.Waves.Period-float64((sc.SDK.MaxAttempts-1)*sc.SDK.RetryAfterS))
+		sc.Runner.RequeueDelayS = math.Max(0, res.Waves.Period-float64(sc.SDK.MaxAttempts-1)*sc.SDK.RetryAfterWait())
 		src("requeue delay", "measured")
 		src("requeue jitter", "assumed")
 	default:
@@ -330,7 +340,7 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 	}
 
 	// The bucket: given in tokens, or measured in tasks.
-	bursts, spare := measureBucket(batch, res, float64(sc.SDK.RetryAfterS))
+	bursts, spare := measureBucket(batch, res, sc.SDK.RetryAfterWait())
 	sc.Batch.Cost, sc.Interactive.Cost = given.TaskTokens, given.InteractiveTokens
 	src("task tokens", "given")
 	src("interactive tokens", "given")
@@ -545,6 +555,37 @@ func sleepsRetryAfter(res *analyze.Result) bool {
 		}
 	}
 	return sdk == "aws-sdk-js-v3"
+}
+
+// subSecondRetryAfter is the retry-after, in milliseconds, that an SDK
+// honouring it exactly slept when the period's split times that sleep at
+// a fraction of a second off any whole number: the server's
+// retry-after-ms, which openai and anthropic read before retry-after.
+// The header's whole seconds, when logged, must be its ceiling.
+func subSecondRetryAfter(res *analyze.Result, sdk simulate.SDKPolicy) (float64, bool) {
+	for _, s := range res.Waves.Suspects {
+		if s.Layer != "sdk" || s.Delay < 1 {
+			continue
+		}
+		off := math.Abs(s.Delay - math.Round(s.Delay))
+		if off < minSubSecondS || sdk.RetryAfterS > 0 && math.Abs(s.Delay-float64(sdk.RetryAfterS)) >= 1 {
+			return 0, false
+		}
+		return math.Round(s.Delay * 1e3), true
+	}
+	return 0, false
+}
+
+// minSubSecondS is how far from a whole second an SDK's fixed wait must
+// be to be read as milliseconds: a busy client's lateness puts some tens
+// of milliseconds on a whole-second wait.
+const minSubSecondS = 0.1
+
+func retryAfterText(p simulate.SDKPolicy) string {
+	if p.RetryAfterMs > 0 {
+		return fmt.Sprintf("%g s (retry-after-ms)", round(p.RetryAfterWait(), 3))
+	}
+	return fmt.Sprintf("%d s", p.RetryAfterS)
 }
 
 // delayFloor is the delay a client ran, late now and then but never

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stampede/stampede/analyze"
+	"github.com/stampede/stampede/simulate"
 	"github.com/stampede/stampede/timeline"
 )
 
@@ -124,5 +126,39 @@ func TestWaveSeedCount(t *testing.T) {
 		if got := waveSeedCount(tt.rows); got != tt.want {
 			t.Errorf("rows over %d seeds: waves over %d, want %d", tt.rows, got, tt.want)
 		}
+	}
+}
+
+// subSecondRetryAfter reads an exact SDK wait a fraction of a second off
+// the whole seconds as retry-after-ms, and leaves whole-second waits,
+// a busy client's lateness on them included, to retry-after.
+func TestSubSecondRetryAfter(t *testing.T) {
+	sdk := func(s float64) analyze.FixedDelay {
+		return analyze.FixedDelay{Layer: "sdk", Kind: "sdk retry delay", Delay: s, Times: 2}
+	}
+	requeue := analyze.FixedDelay{Layer: "job runner", Kind: "requeue delay", Delay: 10.006, Times: 1}
+	for _, tc := range []struct {
+		name     string
+		suspects []analyze.FixedDelay
+		header   int // retry-after measured so far, 0 when not
+		wantMs   float64
+		wantOK   bool
+	}{
+		{"2.5 s waits, no header", []analyze.FixedDelay{requeue, sdk(2.503)}, 0, 2503, true},
+		{"2.5 s waits under a 3 s header", []analyze.FixedDelay{requeue, sdk(2.503)}, 3, 2503, true},
+		{"whole seconds", []analyze.FixedDelay{requeue, sdk(2.0)}, 2, 0, false},
+		{"whole seconds sent late", []analyze.FixedDelay{requeue, sdk(2.093)}, 2, 0, false},
+		// A header of 5 s cannot have sent 2.5 s: the wait is something else.
+		{"header far from the wait", []analyze.FixedDelay{requeue, sdk(2.503)}, 5, 0, false},
+		{"no SDK term", []analyze.FixedDelay{requeue}, 0, 0, false},
+		{"sub-second waits are a backoff", []analyze.FixedDelay{sdk(0.45)}, 0, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := &analyze.Result{Waves: analyze.Waves{Suspects: tc.suspects}}
+			ms, ok := subSecondRetryAfter(res, simulate.SDKPolicy{RetryAfterS: tc.header})
+			if ms != tc.wantMs || ok != tc.wantOK {
+				t.Errorf("subSecondRetryAfter = %g, %v; want %g, %v", ms, ok, tc.wantMs, tc.wantOK)
+			}
+		})
 	}
 }

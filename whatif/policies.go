@@ -57,7 +57,7 @@ func queueCap(sc simulate.Scenario) int {
 // from a throttle find about as many tasks' tokens as there are slots.
 func ConcurrencyLimit(sc simulate.Scenario) int {
 	capTasks, spare := bucketTasks(sc)
-	wait := float64(sc.SDK.RetryAfterS)
+	wait := sc.SDK.RetryAfterWait()
 	if wait <= 0 {
 		wait = math.Max(1, sc.SDK.BackoffCapS/2)
 	}
@@ -135,8 +135,8 @@ func jitterLayers(ls []simulate.RetryLayer) []simulate.RetryLayer {
 
 func describeMeasured(sc simulate.Scenario) string {
 	handling := map[string]string{
-		simulate.RetryAfterExact:  fmt.Sprintf("waits retry-after %d s exactly", sc.SDK.RetryAfterS),
-		simulate.RetryAfterJitter: fmt.Sprintf("waits retry-after %d s plus up to as much again", sc.SDK.RetryAfterS),
+		simulate.RetryAfterExact:  fmt.Sprintf("waits retry-after %s exactly", retryAfterText(sc.SDK)),
+		simulate.RetryAfterJitter: fmt.Sprintf("waits retry-after %s plus up to as much again", retryAfterText(sc.SDK)),
 		simulate.RetryAfterIgnore: fmt.Sprintf("ignores retry-after and backs off over U(0, min(%g s, %g s·2^n))", sc.SDK.BackoffCapS, sc.SDK.BackoffBaseS),
 	}[sc.SDK.RetryAfterMode]
 	requeue := fmt.Sprintf("requeues after %g s", sc.Runner.RequeueDelayS)
