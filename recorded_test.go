@@ -182,11 +182,9 @@ var knownMisses = map[string]string{
 	"boto-standard-fixed14/sdk/recovered throttles": "botocore standard debug log: the outcome of an attempt at the limit is not logged",
 	// A retry-after sent as an HTTP-date: each wait is the date less the
 	// response's time, in (2, 3] s, so the waits vary with the response's
-	// fraction of a second. Without the header beside them they read as
-	// jitter; that the retries land on whole seconds, which would tell, is
-	// not looked for. The whole-second access log cannot time them, and
-	// the call log's spans vary with them.
-	"openai-radate3-fixed10/msec/retry-after label":         "HTTP-date retry-after: waits of 2.69 to 3.26 s with no header logged beside them read as jittered",
+	// fraction of a second. The whole-second access log cannot time them
+	// or show where in the second the retries land, and the call log's
+	// spans vary with them.
 	"openai-radate3-fixed10/access+calls/retry-after label": "HTTP-date retry-after: whole-second stamps cannot time the waits and the call spans vary with the date",
 	// Recorded on a loaded machine: the job runner's timer ran late, so
 	// the wire shows requeue gaps of 10.006 to 10.281 s, median 10.157 s.

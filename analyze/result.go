@@ -7,7 +7,7 @@ import "time"
 
 // SchemaVersion is the version of the JSON result schema (docs/result-schema.md).
 // Bump the minor for additions, the major for renames or removals.
-const SchemaVersion = "1.13"
+const SchemaVersion = "1.14"
 
 // Result is everything stampede concludes about one incident.
 type Result struct {
@@ -452,6 +452,13 @@ type DelayStats struct {
 	// WholeSeconds is true when the gaps were measured between whole-second
 	// stamps, which hide jitter under a second.
 	WholeSeconds bool `json:"whole_seconds,omitempty"`
+	// ClockTimed is true when the waits ended on one point of the
+	// wall-clock second while their lengths varied: each waited until a
+	// clock time (a retry-after sent as an HTTP date), so Fixed is too.
+	ClockTimed bool `json:"clock_timed,omitempty"`
+	// Landing is, with ClockTimed, the stretch of the second that held 80%
+	// of the waits' ends.
+	Landing float64 `json:"landing_s,omitempty"`
 }
 
 // FixedDelay is a suspected constant behind the period.

@@ -1829,7 +1829,14 @@ type delaySample struct {
 	past       []float64
 	pastStride int
 	pastSeen   int
+	// began and landed count, by millisecond of the wall-clock second, where
+	// the gaps began and ended (nil: not counted), which tells a wait to a
+	// clock time from a wait of a length (clockTimed).
+	began, landed *[1000]int32
 }
+
+// phaseMs is the millisecond of the second t falls in.
+func phaseMs(t int64) int { return int((t%1e9+1e9)%1e9) / 1e6 }
 
 func (d *delaySample) add(from, to int64) {
 	if to < from {
@@ -1839,6 +1846,15 @@ func (d *delaySample) add(from, to int64) {
 	if from%1e9 != 0 || to%1e9 != 0 {
 		d.coarse = false
 	}
+	if d.landed != nil {
+		d.began[phaseMs(from)]++
+		d.landed[phaseMs(to)]++
+	}
+}
+
+// countPhases makes d count where its gaps begin and end in the second.
+func (d *delaySample) countPhases() {
+	d.began, d.landed = new([1000]int32), new([1000]int32)
 }
 
 // addAfter is add for the gap after a failed attempt answered with a
@@ -1873,7 +1889,69 @@ func (d *delaySample) stats() DelayStats {
 	coarse := d.coarse || d.whole
 	ds.Fixed = isFixed(ds, coarse)
 	ds.WholeSeconds = coarse
+	if d.landed != nil && !coarse {
+		ds.ClockTimed, ds.Landing = clockTimed(ds, d.began, d.landed)
+		ds.Fixed = ds.Fixed || ds.ClockTimed
+	}
 	return ds
+}
+
+// clockTimed: a client that waits until a clock time (a retry-after sent
+// as an HTTP date, which names a whole second) sends each retry at the
+// same point of the wall-clock second, however long the wait was; waits of
+// a length, fixed or jittered, land wherever the failures they follow
+// ended, spread at least as widely. So the retries land tightly (landing)
+// where the waits themselves vary, and more tightly than the failures
+// they follow ended.
+func clockTimed(ds DelayStats, began, landed *[1000]int32) (bool, float64) {
+	if ds.N < minFloorGaps || ds.P90-ds.P10 < minClockSpreadS {
+		return false, 0
+	}
+	landing, beginning := phaseWindow(landed, clockShare), phaseWindow(began, clockShare)
+	return landing <= maxClockLandingS && landing <= clockTighter*beginning, landing
+}
+
+const (
+	// clockShare is the share of the gaps whose landing is measured.
+	clockShare = 0.8
+	// minClockSpreadS: waits spread less than this are fixed anyway.
+	minClockSpreadS = 0.1
+	// maxClockLandingS is the widest landing of a wait to a clock time: a
+	// busy client sends a wave's retries over a few hundred milliseconds.
+	// On the recordings, waits to an HTTP date landed 80% within 0.17 s;
+	// waits of a length, over 0.41 s or more.
+	maxClockLandingS = 0.25
+	// clockTighter is how much tighter the landing must be than where the
+	// failures ended: 0.51 for the HTTP date, 0.86 and above for waits of
+	// a length.
+	clockTighter = 2.0 / 3
+)
+
+// phaseWindow is the narrowest stretch of the second, in seconds, wrapping
+// round, that holds share of the counts.
+func phaseWindow(counts *[1000]int32, share float64) float64 {
+	total := int64(0)
+	for _, c := range counts {
+		total += int64(c)
+	}
+	need := int64(math.Ceil(share * float64(total)))
+	if need == 0 {
+		return 0
+	}
+	best, held, hi := len(counts), int64(0), 0
+	// Two pointers over the second laid twice end to end: the window
+	// [lo, hi) grows until it holds enough, then its start moves on.
+	for lo := range len(counts) {
+		for held < need && hi < lo+len(counts) {
+			held += int64(counts[hi%len(counts)])
+			hi++
+		}
+		if held >= need {
+			best = min(best, hi-lo)
+		}
+		held -= int64(counts[lo])
+	}
+	return float64(best) / 1e3
 }
 
 // isFixed: a delay is fixed when its spread is too small to be jitter. With
@@ -1971,6 +2049,7 @@ func measureDelays(j *joins) (delays []DelayStats, pastRetryAfter DelayStats) {
 	coarseAttempts := wholeSecondAttempts(j)
 	sdk := delaySample{kind: kindSDKDelay, coarse: true, whole: coarseAttempts, gaps: spill.Make[float64](0, len(j.http)),
 		pastStride: pastStrideFor(len(j.http))}
+	sdk.countPhases()
 	for g := range j.groups {
 		prev := -1
 		for i := range j.attemptsOf(g) {
@@ -2030,6 +2109,7 @@ func clientAttemptGaps(j *joins) delaySample {
 	// the uncounted attempts are those of the other sources.
 	counted := j.counted
 	d := delaySample{kind: kindSDKDelay, coarse: true, gaps: spill.Make[float64](0, 0), pastStride: pastStrideFor(len(tl.Events))}
+	d.countPhases()
 	if !slices.Contains(counted, false) {
 		return d
 	}
@@ -2358,6 +2438,9 @@ func sdkSuspect(times int, retry DelayStats, retryKind string, sdk, ra, past Del
 		// wait): its spread is the server's, and the SDK waits each one.
 		fd.Text = fmt.Sprintf("%d x retry-after %s honoured exactly (SDK; the server's retry-after ran %s to %s, and each retry waited its own, %s past it at the median)",
 			times, spread, secs(ra.Min), secs(ra.Max), secs(past.P50))
+	case sdk.ClockTimed:
+		fd.Text = fmt.Sprintf("%d x SDK retry delay %s, each until a clock time: a retry-after sent as an HTTP date, honoured exactly (SDK; the waits ran %s to %s, but %.0f%% of the retries started in one %s stretch of the wall-clock second)",
+			times, spread, secs(sdk.Min), secs(sdk.Max), 100*clockShare, secs(sdk.Landing))
 	case sdk.Fixed && callEvidence != "":
 		fd.Text = fmt.Sprintf("%d x SDK retry delay %s (fixed, no jitter, SDK%s)", times, spread, callEvidence)
 	case haveRA && math.Abs(sdk.Mean-ra.Mean) <= math.Max(0.03*ra.Mean, 0.05):

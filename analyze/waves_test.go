@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sort"
 	"strings"
 	"testing"
@@ -713,6 +714,82 @@ func TestDropTail(t *testing.T) {
 			got := dropTail(idx, centres, waves, tc.on, tc.period)
 			if fmt.Sprint(got) != fmt.Sprint(append([]int{}, tc.want...)) {
 				t.Errorf("strays %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestClockTimedWaits pins clockTimed on gaps shaped as the recordings'
+// were: waits until an HTTP date land in one stretch of the second while
+// the failures they follow ended anywhere in it; waits of a length land
+// where their failures ended, a little later.
+func TestClockTimedWaits(t *testing.T) {
+	const n = 600
+	rng := rand.New(rand.NewPCG(3, 14))
+	// ended draws where a failure ended; wait draws how long until its
+	// retry started.
+	type shape struct {
+		ended func(i int) int64
+		wait  func(end int64) int64
+	}
+	anywhere := func(i int) int64 { return int64(i)*7e9 + rng.Int64N(1e9) }
+	// A wave: every failure ends in the first 0.3 s of its second.
+	inAWave := func(i int) int64 { return int64(i)*7e9 + rng.Int64N(3e8) }
+	untilDate := func(end int64) int64 {
+		// retry-after: the whole second 3 s on, sent late by up to 0.15 s.
+		return (end/1e9+3)*1e9 + rng.Int64N(15e7) - end
+	}
+	fixedLate := func(int64) int64 { return 2e9 + rng.Int64N(2e8) }
+	jittered := func(int64) int64 { return 2e9 + rng.Int64N(1e9) }
+	for _, tc := range []struct {
+		name  string
+		shape shape
+		gaps  int
+		want  bool
+	}{
+		{"until an HTTP date", shape{anywhere, untilDate}, n, true},
+		{"until an HTTP date, in waves", shape{inAWave, untilDate}, n, true},
+		{"a fixed wait sent late", shape{anywhere, fixedLate}, n, false},
+		{"a fixed wait sent late, in waves", shape{inAWave, fixedLate}, n, false},
+		{"a jittered wait", shape{anywhere, jittered}, n, false},
+		{"too few to tell", shape{anywhere, untilDate}, minFloorGaps - 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := delaySample{kind: kindSDKDelay, coarse: true}
+			d.countPhases()
+			for i := range tc.gaps {
+				end := tc.shape.ended(i)
+				d.add(end, end+tc.shape.wait(end))
+			}
+			ds := d.stats()
+			if ds.ClockTimed != tc.want {
+				t.Errorf("clock timed %v (landing %.3f s, gaps %.2f to %.2f s), want %v", ds.ClockTimed, ds.Landing, ds.Min, ds.Max, tc.want)
+			}
+			if tc.want && !ds.Fixed {
+				t.Error("a wait until a clock time is not labelled fixed")
+			}
+		})
+	}
+}
+
+func TestPhaseWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		at   map[int]int32 // millisecond: count
+		want float64
+	}{
+		{"empty", nil, 0},
+		{"one millisecond", map[int]int32{500: 10}, 0.001},
+		{"80% of a spread", map[int]int32{100: 4, 200: 4, 900: 2}, 0.101},
+		{"wrapping round the second", map[int]int32{950: 5, 20: 5}, 0.071},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var counts [1000]int32
+			for ms, c := range tc.at {
+				counts[ms] = c
+			}
+			if got := phaseWindow(&counts, 0.8); math.Abs(got-tc.want) > 1e-9 {
+				t.Errorf("phaseWindow = %v, want %v", got, tc.want)
 			}
 		})
 	}
