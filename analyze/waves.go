@@ -1890,8 +1890,9 @@ func (d *delaySample) stats() DelayStats {
 	ds.Fixed = isFixed(ds, coarse)
 	ds.WholeSeconds = coarse
 	if d.landed != nil && !coarse {
-		ds.ClockTimed, ds.Landing = clockTimed(ds, d.began, d.landed)
-		ds.Fixed = ds.Fixed || ds.ClockTimed
+		if timed, landing := clockTimed(ds, d.began, d.landed); timed {
+			ds.ClockTimed, ds.Landing, ds.Fixed = true, landing, true
+		}
 	}
 	return ds
 }
@@ -2240,6 +2241,13 @@ func explainPeriod(j *joins, period float64, delays []DelayStats, pastRetryAfter
 		fd := FixedDelay{Layer: "job runner", Kind: kindRequeue, Delay: rq.Mean, Sigma: rq.Sigma, Times: 1}
 		fd.Text = fmt.Sprintf("requeue delay %s (%s, job runner)", secsSpread(rq.Mean, rq.Sigma), fixedWord(rq))
 		parts = append(parts, fd.Text)
+		if runnerLate(rq) {
+			// The two terms add up to the median the split was fitted with.
+			fd.Delay, fd.Sigma = rq.P10, 0
+			fd.Text = fmt.Sprintf("requeue delay %s (fixed, no jitter, job runner, from the fastest tenth of the requeues)", secs(rq.P10))
+			parts[len(parts)-1] = fd.Text
+			parts = append(parts, fmt.Sprintf("job runner lateness %s (the median requeue less the fastest tenth: a fixed timer only runs late, as a runner busy with a wave's failures starts some timers late)", secs(rq.Mean-rq.P10)))
+		}
 		out = append(out, fd)
 	}
 	if best.a > 1 {
@@ -2273,6 +2281,18 @@ func explainPeriod(j *joins, period float64, delays []DelayStats, pastRetryAfter
 	out[0].Text = text
 	return out, 0
 }
+
+// runnerLate: a fixed requeue timer never fires early, so where a busy
+// job runner started some late, its fastest tenth sit on the delay and the
+// median is late by how busy the runner was. Millisecond gaps must show
+// it, and the lateness must be worth a term of its own.
+func runnerLate(rq DelayStats) bool {
+	return rq.Fixed && !rq.WholeSeconds && rq.N >= minFloorGaps && rq.Min > 0 && rq.P10 >= rq.Min && rq.P50-rq.P10 >= minRunnerLatenessS
+}
+
+// minRunnerLatenessS is the least lateness split off the requeue delay:
+// a runner that is not busy starts its timers within a few milliseconds.
+const minRunnerLatenessS = 0.05
 
 // inferredRetryWait splits a period that a measured requeue delay and no
 // measured SDK delay add up to: the SDK's waits are then what the period

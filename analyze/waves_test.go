@@ -225,6 +225,14 @@ func TestExplainPeriod(t *testing.T) {
 		{"gaps before the retry-after are not it sent late", 14.3,
 			[]DelayStats{exactRetryAfter, func() DelayStats { d := busyClient; d.Min = 1.9; return d }(), fixed(kindRequeue, 10)}, 2,
 			[]string{"2 x SDK retry delay 2.09 s"}},
+		// A busy runner's requeue gaps, as on openai-radate3-fixed10's
+		// $msec log: 10.006 to 10.281 s, the fastest tenth on 10.04 s.
+		{"a busy job runner starts its timer late", 14.5,
+			[]DelayStats{exactRetryAfter, fixed(kindSDKDelay, 2), {Kind: kindRequeue, N: 619, Mean: 10.14, Sigma: 0.083, P10: 10.041, P50: 10.157, P90: 10.25, Min: 10.006, Max: 10.281, Fixed: true}}, 2,
+			[]string{"requeue delay 10.0 s (fixed, no jitter, job runner, from the fastest tenth of the requeues) + job runner lateness 0.116 s"}},
+		{"an idle job runner's timer has no lateness term", 14.3,
+			[]DelayStats{exactRetryAfter, fixed(kindSDKDelay, 2), {Kind: kindRequeue, N: 619, Mean: 10.01, Sigma: 0.01, P10: 10.002, P50: 10.006, P90: 10.02, Min: 10.001, Max: 10.05, Fixed: true}}, 2,
+			[]string{"requeue delay 10.0 s ± <0.1 s (fixed, no jitter, job runner) + 2 x"}},
 		{"nothing fits", 50, []DelayStats{fixed(kindRequeue, 10)}, 0, nil},
 		{"no delays measured", 50, nil, 0, nil},
 	}
