@@ -678,6 +678,53 @@ func TestSizeGroupPeriod(t *testing.T) {
 	}
 }
 
+// TestGapRunPeriod pins when every k-th gap of an evenly spaced train
+// marks a wave's start: the requeue of a retry comb, standing apart from
+// the retries' spacing by more than the timestamps' bin.
+func TestGapRunPeriod(t *testing.T) {
+	// train places bursts at the given gaps, cycled count times.
+	train := func(count int, gaps ...float64) []float64 {
+		centres := []float64{0}
+		for i := range count * len(gaps) {
+			centres = append(centres, centres[len(centres)-1]+gaps[i%len(gaps)]*1e9)
+		}
+		return centres
+	}
+	tests := []struct {
+		name    string
+		centres []float64
+		lag     float64
+		bin     float64
+		want    float64 // 0: no grouping
+	}{
+		// Two attempts 49 s apart, every call throttled on both and the
+		// storm decaying by 7% a wave: the pairs' sizes hardly step, the
+		// requeue comes 1.7 s later than a retry (accuracy stream 1432).
+		{name: "two attempts, a requeue 1.7 s longer", centres: train(10, 49.1, 50.8), lag: 49.95, bin: 1, want: 99.9},
+		// Four attempts 5 s apart stamped to the second, a requeue of 4 s
+		// (accuracy stream 1417).
+		{name: "four attempts, a requeue a second shorter", centres: train(10, 5, 5, 6, 4), lag: 4.95, bin: 1, want: 20},
+		{name: "four attempts, a requeue 1.2 s longer", centres: train(12, 5.1, 5.15, 5.12, 6.3), lag: 5.4, bin: 1, want: 21.67},
+		{name: "a requeue as short as a quarter lag", centres: train(6, 5.2, 5.2, 5.2, 2.3), lag: 5.2, bin: 1, want: 17.9},
+		// A period of 5.25 s stamped to the second puts a 6 s gap after
+		// every three of 5 s: one bin, which truncation alone makes.
+		{name: "a fractional period stamped to the second", centres: train(10, 5, 5, 5, 6), lag: 5.25, bin: 1},
+		{name: "three requeues are too few", centres: train(3, 5, 5, 5, 8), lag: 5.75, bin: 1},
+		{name: "a requeue less than a bin from the retries", centres: train(10, 5.5, 6.5, 6), lag: 6, bin: 1},
+		// Jittered gaps of a long period in fine bins: no gap every k
+		// stands apart from the rest.
+		{name: "jitter without a pattern", centres: train(1, 200.3, 199.6, 200.8, 199.9, 200.1, 199.2, 200.6, 200.0, 199.7, 200.4, 199.5, 200.2), lag: 200, bin: 0.1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := gapRunPeriod(tc.centres, tc.lag, tc.bin)
+			if ok != (tc.want > 0) || math.Abs(got-tc.want) > 0.02*max(tc.want, 1) {
+				t.Errorf("period %.2f (ok %v), want %v", got, ok, tc.want)
+			}
+		})
+	}
+}
+
 func TestGridChance(t *testing.T) {
 	at := func(s ...float64) []float64 {
 		out := make([]float64, len(s))

@@ -873,7 +873,13 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		for _, wv := range w.Waves {
 			merged = merged || wv.Width > periodBins*seconds(bw)
 		}
-		if on, m := margin(); on < minRepeats || merged {
+		// A comb spaced less than twice the merge gap can have its
+		// attempts merged or not as their calls spread over one bin or
+		// two: some waves one burst, others several, and the grid
+		// through the first kind misses the second's attempts.
+		rounding := pr.intraSpacing > 0 && pr.intraSpacing < 2*float64(mergeGap) &&
+			mergedAndApart(w.Waves, pr.intraSpacing*seconds(bw), seconds(bw))
+		if on, m := margin(); on < minRepeats || merged || rounding {
 			kept, keptCentres, keptStop, keptLevel := w.Waves, centres, w.BurstsStopped, level
 			w.Waves, centres, w.BurstsStopped = nil, nil, nil
 			var nb []burst
@@ -899,6 +905,9 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		}
 		if !ok {
 			outer, ok = alternatingPeriod(centres, w.Waves, periodBins*seconds(bw), seconds(bw))
+		}
+		if !ok {
+			outer, ok = gapRunPeriod(centres, periodBins*seconds(bw), seconds(bw))
 		}
 		if ok {
 			lag := outer / seconds(bw)
@@ -943,6 +952,11 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		clumps := 0
 		if allowedGrowth(pr.acf, pr.threshold) == 1 {
 			clumps = outgrownClumps(w.Waves, members)
+			if !holdsStormWave(w.Waves, members) {
+				// A storm begins with its largest wave: a grid of bursts
+				// of a few calls each has no storm to replay.
+				clumps = onGrid
+			}
 		}
 		gridded := onGrid-clumps >= minRepeats && 2*stray <= onGrid
 		// A fixed delay replays one storm: its waves come every period
@@ -1320,16 +1334,17 @@ func alternatingPeriod(centresNs []float64, waves []Wave, lag, binWidth float64)
 // first bursts keep to one grid.
 //
 // The requeue between waves is first taken to be no shorter than the
-// comb's spacing; failing that, it may be shorter, down to half of it
-// (a requeue shorter than the retry-after). Only the first reading lets a
-// burst half a lag from its neighbour, such as the background's clump,
-// break the train rather than join it.
+// comb's spacing; failing that, it may be shorter, down to a quarter of
+// it (a requeue shorter than the retry-after): bursts closer than that
+// were merged, a quarter of the period being the merge gap. Only the
+// first reading lets a burst half a lag from its neighbour, such as the
+// background's clump, break the train rather than join it.
 func sizeGroupPeriod(centresNs []float64, waves []Wave, lag, binWidth float64) (float64, bool) {
 	tol := max(gridTolerance*lag, 1.5*binWidth)
 	if p, ok := sizeGroupPeriodFrom(centresNs, waves, lag, binWidth, lag-tol); ok {
 		return p, true
 	}
-	return sizeGroupPeriodFrom(centresNs, waves, lag, binWidth, lag/2)
+	return sizeGroupPeriodFrom(centresNs, waves, lag, binWidth, lag/4)
 }
 
 // sizeGroupPeriodFrom is sizeGroupPeriod with requeue gaps between runs of
@@ -1450,6 +1465,92 @@ const minStep = 2.0
 // for: SDK retry budgets run to five attempts, botocore's legacy mode's.
 const maxCombAttempts = 6
 
+// gapRunPeriod finds k lags when bursts follow one another about lag
+// apart and every k-th gap stands apart from all the others: a retry comb
+// of k attempts whose requeue is not its spacing, though within a lag of
+// it. Where a wave's attempts are the same calls again, their sizes step
+// only between waves, and a slowly decaying storm's steps are too small to
+// show; the requeue's gap still comes every k bursts. ok is false unless
+// at least minRepeats such gaps (and as many others) fall on one side of
+// the rest, their mean more than a bin from the others' (truncating
+// timestamps to the bin shifts a gap by less than one, and a period of a
+// whole number plus a fraction of bins makes such a pattern on its own),
+// and no more than maxAlikeChance of orderings of the gaps would pick out
+// as regular a set among the ways tried.
+func gapRunPeriod(centresNs []float64, lag, binWidth float64) (float64, bool) {
+	// The train is the longest stretch of bursts about a lag apart; a
+	// requeue as short as the merge gap (a quarter of the period) still
+	// leaves the waves apart.
+	lo, hi := 0, 0
+	for a := 0; a < len(centresNs); {
+		b := a + 1
+		for b < len(centresNs) {
+			if gap := (centresNs[b] - centresNs[b-1]) / 1e9; gap < lag/4 || gap > 1.5*lag {
+				break
+			}
+			b++
+		}
+		if b-a > hi-lo {
+			lo, hi = a, b
+		}
+		a = b
+	}
+	train := centresNs[lo:hi]
+	gaps := make([]float64, 0, max(len(train)-1, 0))
+	for i := 1; i < len(train); i++ {
+		gaps = append(gaps, (train[i]-train[i-1])/1e9)
+	}
+	tries := 0
+	bestK, bestPhase, bestChance := 0, 0, math.Inf(1)
+	for k := 2; k <= maxCombAttempts; k++ {
+		for phase := range k {
+			// Gap i runs from burst i to i+1: a requeue when burst i+1
+			// starts a wave.
+			var requeues, retries []float64
+			for i, g := range gaps {
+				if (i+1-phase)%k == 0 {
+					requeues = append(requeues, g)
+				} else {
+					retries = append(retries, g)
+				}
+			}
+			if len(requeues) < minRepeats || len(retries) < len(requeues) {
+				continue
+			}
+			tries++
+			rqLo, rqHi := slices.Min(requeues), slices.Max(requeues)
+			rtLo, rtHi := slices.Min(retries), slices.Max(retries)
+			rqMean, _ := meanSigma(requeues)
+			rtMean, _ := meanSigma(retries)
+			if !(rqHi < rtLo || rqLo > rtHi) || math.Abs(rqMean-rtMean) <= binWidth {
+				continue
+			}
+			// Of the orderings of these gaps, a share 1/C(n, m) puts these
+			// m at one end.
+			n, m := float64(len(gaps)), float64(len(requeues))
+			lgN, _ := math.Lgamma(n + 1)
+			lgM, _ := math.Lgamma(m + 1)
+			lgR, _ := math.Lgamma(n - m + 1)
+			if chance := math.Exp(lgM + lgR - lgN); chance < bestChance {
+				bestK, bestPhase, bestChance = k, phase, chance
+			}
+		}
+	}
+	if bestK == 0 || bestChance*float64(tries) > maxAlikeChance {
+		return 0, false
+	}
+	var firsts []float64
+	for i := bestPhase; i < len(train); i += bestK {
+		firsts = append(firsts, train[i])
+	}
+	guess := (firsts[len(firsts)-1] - firsts[0]) / 1e9 / float64(len(firsts)-1)
+	period, on, _ := refinePeriodGrid(guess, binWidth, firsts)
+	if on < minRepeats {
+		return 0, false
+	}
+	return period, true
+}
+
 // pairPhase says whether consecutive bursts pair up, and which burst
 // starts a pair. A wave's retries are its failed calls again, so the two
 // bursts of a wave are either alike in size (every call failed) with the
@@ -1528,7 +1629,7 @@ func probAsAlike(a, b int64) float64 {
 
 // strayBursts counts the bursts off the grid that no retry comb explains.
 // With a comb of spacing comb, a wave's retries are bursts a whole number
-// of spacings (up to half the period) from a wave on the grid, in its own
+// of spacings (short of the next wave) from a wave on the grid, in its own
 // slot or the next, and a wave whose attempts merged into one wide burst
 // covers such a point; either way the burst belongs to the waves. Without
 // a comb every burst off the grid is a stray.
@@ -1665,11 +1766,20 @@ func combExplains(centresNs []float64, onGrid []bool, self int, w Wave, period, 
 		// a retry's burst is as sharp as its wave's first attempts.
 		return false
 	}
-	for k := step; k*comb <= period/2+tol; k += step {
-		for _, p := range [][2]float64{{before, before + k*comb}, {after, after - k*comb}} {
-			if at := p[1]; at >= lo && at <= hi && attemptsOfAWave(centresNs, onGrid, self, p[0], period, comb*step, tol) {
-				return true
-			}
+	// Retries may follow their wave by most of the period: a retry-after
+	// rounded up, or a requeue shorter than it, leaves the next wave only
+	// a short gap. First attempts are looked for no further than half a
+	// period before the point after, where a burst in a period with no
+	// wave would otherwise pass for the next wave's.
+	for k := step; k*comb < period-tol; k += step {
+		if at := before + k*comb; at >= lo && at <= hi && attemptsOfAWave(centresNs, onGrid, self, before, period, comb*step, tol) {
+			return true
+		}
+		if k*comb > period/2+tol {
+			continue
+		}
+		if at := after - k*comb; at >= lo && at <= hi && attemptsOfAWave(centresNs, onGrid, self, after, period, comb*step, tol) {
+			return true
 		}
 	}
 	return false
@@ -2950,6 +3060,30 @@ func outgrownClumps(waves []Wave, onGrid []bool) int {
 		}
 	}
 	return n
+}
+
+// mergedAndApart reports whether a comb of spacing comb (seconds) shows
+// both ways among the bursts: one burst spanning a spacing (attempts
+// merged) and one too sharp to hold two attempts (an attempt standing
+// apart).
+func mergedAndApart(waves []Wave, comb, binWidth float64) bool {
+	merged, apart := false, false
+	for _, w := range waves {
+		merged = merged || w.Width >= comb-binWidth
+		apart = apart || w.Width < comb/2
+	}
+	return merged && apart
+}
+
+// holdsStormWave reports whether a burst on the grid has at least
+// minFloorWave calls: a wave no clump of the background makes.
+func holdsStormWave(waves []Wave, onGrid []bool) bool {
+	for i, on := range onGrid {
+		if on && waves[i].Size >= minFloorWave {
+			return true
+		}
+	}
+	return false
 }
 
 // longestSlotRun is how many periods in a row hold the waves on the grid

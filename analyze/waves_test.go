@@ -643,6 +643,28 @@ func TestPeriodOfHardStorms(t *testing.T) {
 		{name: "wire only: four attempts 5 s apart, a few calls of the fourth wave",
 			in: incident{sizes: geometric(44.8, 0.7497, 6), width: ms(3610), requeue: ms(17138), jitter: ms(10),
 				attempts: 4, retryAfter: 5 * time.Second, attemptTime: ms(246), background: 0.046, wholeSeconds: true, wireOnly: true, seed: 102}},
+		// Every call throttled on every attempt, so a wave's attempts are
+		// alike in size and the storm hardly decays: only the requeue's
+		// gap, longer or shorter than a retry's, marks each wave's start
+		// (accuracy streams 1432 and 1417).
+		{name: "wire only: two attempts 49 s apart, a requeue 1.7 s longer",
+			in: incident{sizes: []int{45, 42, 39, 36, 34, 32, 29, 27, 26, 24, 22}, width: ms(5120), requeue: ms(50600), jitter: ms(344),
+				attempts: 2, retryAfter: 49 * time.Second, attemptTime: ms(160), background: 0.055, wholeSeconds: true, wireOnly: true, seed: 296}},
+		{name: "wire only: four attempts 5 s apart, a requeue a second shorter",
+			in: incident{sizes: []int{80, 78, 75, 72, 70, 67, 65, 63, 61, 59, 57}, width: ms(112), requeue: ms(3712), jitter: ms(17),
+				attempts: 4, retryAfter: 5 * time.Second, attemptTime: ms(270), background: 0.386, wholeSeconds: true, wireOnly: true, seed: 75}},
+		// Attempts 5 s apart against a merge gap of 4 s: those whose calls
+		// spread over two seconds merge, the others stand apart
+		// (accuracy stream 1437).
+		{name: "wire only: three attempts 5 s apart, some merged by rounding",
+			in: incident{sizes: []int{492, 486, 480, 475, 470, 464, 459, 454, 448, 443, 438, 433, 428}, width: ms(147), requeue: ms(8289), jitter: ms(47),
+				attempts: 3, retryAfter: 5 * time.Second, attemptTime: ms(70), background: 0.062, wholeSeconds: true, wireOnly: true, seed: 175}},
+		// The retry-after, rounded to the second, makes the comb span 16 s
+		// of an 18 s period: the requeue is shorter than half a retry's
+		// gap (accuracy stream 1437).
+		{name: "wire only: four attempts 5.3 s apart, a requeue of 2.2 s",
+			in: incident{sizes: []int{166, 67, 27, 11}, width: ms(558), requeue: ms(1957), jitter: ms(59),
+				attempts: 4, retryAfter: 5 * time.Second, attemptTime: ms(268), background: 0.129, wholeSeconds: true, wireOnly: true, seed: 50}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -680,6 +702,66 @@ func TestOutgrownClumps(t *testing.T) {
 			}
 			if got := outgrownClumps(waves, tc.on); got != tc.want {
 				t.Errorf("%d clumps, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestMergedAndApart pins when a comb's attempts show both merged and
+// standing apart, as rounding to the bin leaves them when their spacing
+// is near the merge gap.
+func TestMergedAndApart(t *testing.T) {
+	tests := []struct {
+		name   string
+		widths []float64 // of the bursts, in seconds
+		want   bool
+	}{
+		// Three attempts 5 s apart, stamped to the second: the first
+		// waves' attempts stand apart, later ones merge in twos and
+		// threes (accuracy stream 1437).
+		{name: "some waves split, others merged", widths: []float64{0, 0, 0, 0, 0, 0, 6, 0, 11, 0, 11}, want: true},
+		// Every wave one burst of its three attempts (the
+		// openai-ra5-fixed20 recording): nothing to look for again.
+		{name: "every wave merged", widths: []float64{10, 11, 11, 11, 11, 10, 5}},
+		{name: "every attempt apart", widths: []float64{0, 0, 0, 1, 0, 0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			waves := make([]Wave, len(tc.widths))
+			for i, w := range tc.widths {
+				waves[i] = Wave{Width: w}
+			}
+			if got := mergedAndApart(waves, 5.04, 1); got != tc.want {
+				t.Errorf("merged and apart %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestHoldsStormWave pins when a grid holds a wave a background clump
+// does not make: a burst on it of at least minFloorWave calls.
+func TestHoldsStormWave(t *testing.T) {
+	tests := []struct {
+		name  string
+		sizes []int64
+		on    []bool
+		want  bool
+	}{
+		// Steady Poisson traffic clumped into bursts of 3, 7 and 4 calls
+		// that kept to a 1008 s grid (accuracy stream 1402).
+		{name: "three clumps of steady traffic", sizes: []int64{3, 7, 4}, on: []bool{true, true, true}},
+		{name: "a storm ending in a few calls", sizes: []int64{120, 40, 12, 4}, on: []bool{true, true, true, true}, want: true},
+		{name: "the one large burst is off the grid", sizes: []int64{3, 40, 2, 2}, on: []bool{true, false, true, true}},
+		{name: "a wave of exactly the floor", sizes: []int64{10, 6, 4}, on: []bool{true, true, true}, want: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			waves := make([]Wave, len(tc.sizes))
+			for i, s := range tc.sizes {
+				waves[i] = Wave{Size: s}
+			}
+			if got := holdsStormWave(waves, tc.on); got != tc.want {
+				t.Errorf("holds a storm wave %v, want %v", got, tc.want)
 			}
 		})
 	}
