@@ -2569,7 +2569,10 @@ func sdkSuspect(times int, retry DelayStats, retryKind string, sdk, ra, past Del
 		fd.Text = fmt.Sprintf("%d x retry-after %s honoured exactly (SDK; the server's retry-after ran %s to %s, and each retry waited its own, %s past it at the median)",
 			times, spread, secs(ra.Min), secs(ra.Max), secs(past.P50))
 	case sdk.ClockTimed:
-		fd.Text = fmt.Sprintf("%d x SDK retry delay %s, each until a clock time: a retry-after sent as an HTTP date, honoured exactly (SDK; the waits ran %s to %s, but %.0f%% of the retries started in one %s stretch of the wall-clock second)",
+		// What sets the clock time is not in the logs: a retry-after sent
+		// as an HTTP date is what SDKs wait so, but a client retrying on a
+		// timer's tick would too.
+		fd.Text = fmt.Sprintf("%d x SDK retry delay %s (fixed, each until a clock time, as an SDK waits for a retry-after sent as an HTTP date: the waits ran %s to %s, but %.0f%% of the retries started in one %s stretch of the wall-clock second)",
 			times, spread, secs(sdk.Min), secs(sdk.Max), 100*clockShare, secs(sdk.Landing))
 	case sdk.Fixed && callEvidence != "":
 		fd.Text = fmt.Sprintf("%d x SDK retry delay %s (fixed, no jitter, SDK%s)", times, spread, callEvidence)
