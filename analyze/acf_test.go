@@ -230,6 +230,14 @@ func TestStrayBursts(t *testing.T) {
 			bursts: []burst{{0, 13, true}, {54, 1, false}, {66, 1, false}, {120, 13, true}, {180, 13, true}}, want: 0},
 		{name: "one attempt of the wave after the last on the grid", period: 60, comb: 12, binWidth: 0.1,
 			bursts: []burst{{0, 13, true}, {60, 13, true}, {120, 13, true}, {174, 1, false}}, want: 0},
+		// A wave's retries are its calls shifted by one delay: they spread
+		// as it does, give or take the tolerance. Random bursts run
+		// together into one many times wider held the comb point of a
+		// 274 s spacing (stream 1527).
+		{name: "retries about as wide as their wave", period: 600, comb: 270, binWidth: 0.1,
+			bursts: []burst{{0, 4, true}, {270, 4, false}, {600, 1.5, true}, {870, 30, false}, {1200, 4, true}}, want: 0},
+		{name: "a burst many times wider than the wave it would retry", period: 600, comb: 270, binWidth: 0.1,
+			bursts: []burst{{0, 4, true}, {300, 120, false}, {600, 1.5, true}, {870, 30, false}, {1200, 4, true}}, want: 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

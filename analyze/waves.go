@@ -1665,7 +1665,7 @@ func strays(centresNs []float64, waves []Wave, onGrid []bool, period, comb, binW
 		if onGrid[i] {
 			continue
 		}
-		if comb > 0 && period > 0 && combExplains(centresNs, onGrid, i, waves[i], period, comb, step, tol) {
+		if comb > 0 && period > 0 && combExplains(centresNs, waves, onGrid, i, period, comb, step, tol) {
 			continue
 		}
 		offset := 0.0
@@ -1737,7 +1737,8 @@ func gridPointBefore(centresNs []float64, onGrid []bool, t, period float64) (flo
 // without a wave on the grid is one period on from the nearest wave that
 // is; a burst from such a point within the grid's span needs another of
 // its wave's attempts beside it (attemptsOfAWave).
-func combExplains(centresNs []float64, onGrid []bool, self int, w Wave, period, comb, step, tol float64) bool {
+func combExplains(centresNs []float64, waves []Wave, onGrid []bool, self int, period, comb, step, tol float64) bool {
+	w := waves[self]
 	if w.Width > period/2 {
 		// A wave's attempts span at most half the period, or the waves
 		// would run into one another; a burst this wide holds a point of
@@ -1772,17 +1773,31 @@ func combExplains(centresNs []float64, onGrid []bool, self int, w Wave, period, 
 	// period before the point after, where a burst in a period with no
 	// wave would otherwise pass for the next wave's.
 	for k := step; k*comb < period-tol; k += step {
-		if at := before + k*comb; at >= lo && at <= hi && attemptsOfAWave(centresNs, onGrid, self, before, period, comb*step, tol) {
+		if at := before + k*comb; at >= lo && at <= hi && attemptsOfAWave(centresNs, onGrid, self, before, period, comb*step, tol) && alikeInWidth(centresNs, waves, onGrid, w, before, period, tol) {
 			return true
 		}
 		if k*comb > period/2+tol {
 			continue
 		}
-		if at := after - k*comb; at >= lo && at <= hi && attemptsOfAWave(centresNs, onGrid, self, after, period, comb*step, tol) {
+		if at := after - k*comb; at >= lo && at <= hi && attemptsOfAWave(centresNs, onGrid, self, after, period, comb*step, tol) && alikeInWidth(centresNs, waves, onGrid, w, after, period, tol) {
 			return true
 		}
 	}
 	return false
+}
+
+// alikeInWidth reports whether burst w is no wider than an attempt of the
+// wave on the grid at t (seconds) can be: twice that wave's width and the
+// tolerance either side. A wave's attempts are its calls shifted by one
+// fixed delay, so they spread alike; a burst many times wider is bursts
+// run together. With no wave on the grid at t there is nothing to compare.
+func alikeInWidth(centresNs []float64, waves []Wave, onGrid []bool, w Wave, t, period, tol float64) bool {
+	for g, on := range onGrid {
+		if on && math.Abs(centresNs[g]/1e9-t) <= gridTolerance*period {
+			return w.Width <= 2*waves[g].Width+2*tol
+		}
+	}
+	return true
 }
 
 // attemptsOfAWave reports whether burst self, a whole number of comb
