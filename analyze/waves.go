@@ -1390,12 +1390,18 @@ func sizeGroupPeriodFrom(centresNs []float64, waves []Wave, lag, binWidth, minGa
 	if bestK == 0 {
 		return 0, false
 	}
+	return everyKthPeriod(centresNs, bestPhase, bestK, binWidth)
+}
+
+// everyKthPeriod is the period of the waves a comb of k attempts begins:
+// every k-th of the centres from phase on. The requeue need not be the
+// comb's spacing, so those waves' own mean spacing, not k lags, seeds the
+// grid.
+func everyKthPeriod(centresNs []float64, phase, k int, binWidth float64) (float64, bool) {
 	var firsts []float64
-	for i := bestPhase; i < len(centresNs); i += bestK {
+	for i := phase; i < len(centresNs); i += k {
 		firsts = append(firsts, centresNs[i])
 	}
-	// The requeue need not be the comb's spacing, so the runs' own mean
-	// spacing, not k lags, seeds the grid.
 	guess := (firsts[len(firsts)-1] - firsts[0]) / 1e9 / float64(len(firsts)-1)
 	period, on, _ := refinePeriodGrid(guess, binWidth, firsts)
 	if on < minRepeats {
@@ -1539,16 +1545,7 @@ func gapRunPeriod(centresNs []float64, lag, binWidth float64) (float64, bool) {
 	if bestK == 0 || bestChance*float64(tries) > maxAlikeChance {
 		return 0, false
 	}
-	var firsts []float64
-	for i := bestPhase; i < len(train); i += bestK {
-		firsts = append(firsts, train[i])
-	}
-	guess := (firsts[len(firsts)-1] - firsts[0]) / 1e9 / float64(len(firsts)-1)
-	period, on, _ := refinePeriodGrid(guess, binWidth, firsts)
-	if on < minRepeats {
-		return 0, false
-	}
-	return period, true
+	return everyKthPeriod(train, bestPhase, bestK, binWidth)
 }
 
 // pairPhase says whether consecutive bursts pair up, and which burst

@@ -696,10 +696,7 @@ func TestOutgrownClumps(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			waves := make([]Wave, len(tc.sizes))
-			for i, s := range tc.sizes {
-				waves[i] = Wave{Size: s}
-			}
+			waves := wavesOfSizes(tc.sizes)
 			if got := outgrownClumps(waves, tc.on); got != tc.want {
 				t.Errorf("%d clumps, want %d", got, tc.want)
 			}
@@ -756,10 +753,7 @@ func TestHoldsStormWave(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			waves := make([]Wave, len(tc.sizes))
-			for i, s := range tc.sizes {
-				waves[i] = Wave{Size: s}
-			}
+			waves := wavesOfSizes(tc.sizes)
 			if got := holdsStormWave(waves, tc.on); got != tc.want {
 				t.Errorf("holds a storm wave %v, want %v", got, tc.want)
 			}
@@ -883,4 +877,13 @@ func TestPhaseWindow(t *testing.T) {
 			}
 		})
 	}
+}
+
+// wavesOfSizes is a wave of each size, in order.
+func wavesOfSizes(sizes []int64) []Wave {
+	waves := make([]Wave, len(sizes))
+	for i, s := range sizes {
+		waves[i] = Wave{Size: s}
+	}
+	return waves
 }
