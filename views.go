@@ -164,7 +164,7 @@ func matchViews(ev []timeline.Event, idxA, idxB []int) (matchedA, matchedB []int
 	groups := map[requestKey][2][]int{}
 	for s, idx := range [2][]int{idxA, idxB} {
 		for _, i := range idx {
-			k := requestKey{ev[i].Status, ev[i].Route, ev[i].Client}
+			k := requestKey{int32(ev[i].Status), ev[i].Route, ev[i].Client}
 			g := groups[k]
 			g[s] = append(g[s], i)
 			groups[k] = g

@@ -24,12 +24,12 @@ func twoViews(n, shared, own int) *timeline.Timeline {
 			status = 429
 		}
 		tl.Events = append(tl.Events, timeline.Event{
-			Start: end - int64(40*time.Millisecond), End: end, Layer: timeline.LayerHTTP, Status: status,
+			Start: end - int64(40*time.Millisecond), End: end, Layer: timeline.LayerHTTP, Status: timeline.Small(status),
 			Route: timeline.Intern("/invoke"), Client: timeline.Intern("Botocore/1.29.27"), RequestID: timeline.Intern(fmt.Sprint("r", i)), Source: 0, Line: int64(i + 1),
 		})
 		if i < shared {
 			tl.Events = append(tl.Events, timeline.Event{
-				Start: end - end%int64(time.Second), Layer: timeline.LayerHTTP, Status: status,
+				Start: end - end%int64(time.Second), Layer: timeline.LayerHTTP, Status: timeline.Small(status),
 				Route: timeline.Intern("/invoke"), Client: timeline.Intern("Botocore/1.29.27"), Source: 1, Line: int64(i + 1),
 			})
 		}

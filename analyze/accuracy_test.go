@@ -194,7 +194,7 @@ func aperiodicTrace(rng *rand.Rand, kind string, seed uint64) labelled {
 			out = timeline.OutcomeThrottled
 		}
 		tl.Events = append(tl.Events, timeline.Event{Start: t, End: t + 1e8, Layer: timeline.LayerHTTP, Outcome: out,
-			Class: timeline.ClassBatch, Status: statusOf(out), RetryAfter: timeline.NoRetryAfter, Line: int64(n + 1)})
+			Class: timeline.ClassBatch, Status: timeline.Small(statusOf(out)), RetryAfter: timeline.NoRetryAfter, Line: int64(n + 1)})
 	}
 	tl.Sort()
 	bin := 0.1

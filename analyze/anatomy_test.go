@@ -37,7 +37,7 @@ func anatomyTimelineWith(throttled func(s float64) bool) (*timeline.Timeline, []
 	at := func(s float64) int64 { return genEpoch + int64(math.Round(s*1e9)) }
 	add := func(s float64, class timeline.Class, o timeline.Outcome) {
 		tl.Events = append(tl.Events, timeline.Event{Start: at(s), Layer: timeline.LayerHTTP, Class: class,
-			Outcome: o, Status: statusOf(o), RetryAfter: timeline.NoRetryAfter})
+			Outcome: o, Status: timeline.Small(statusOf(o)), RetryAfter: timeline.NoRetryAfter})
 	}
 	starts := []float64{10, 70}
 	for s := 0.5; s < 130; s++ {
@@ -393,7 +393,7 @@ func TestBucketRefill(t *testing.T) {
 						o = timeline.OutcomeOK
 					}
 					tl.Events = append(tl.Events, timeline.Event{Start: genEpoch + int64(math.Round(s*1e9)), Layer: timeline.LayerHTTP,
-						Class: timeline.ClassBatch, Outcome: o, Status: statusOf(o), RetryAfter: timeline.NoRetryAfter})
+						Class: timeline.ClassBatch, Outcome: o, Status: timeline.Small(statusOf(o)), RetryAfter: timeline.NoRetryAfter})
 				}
 			}
 			tl.Sort()
@@ -469,7 +469,7 @@ func TestBucketRefillNotFromDebt(t *testing.T) {
 					o = timeline.OutcomeThrottled
 				}
 				tl.Events = append(tl.Events, timeline.Event{Start: genEpoch + int64(math.Round(a.s*1e9)), Layer: timeline.LayerHTTP,
-					Class: a.class, Outcome: o, Status: statusOf(o), RetryAfter: timeline.NoRetryAfter})
+					Class: a.class, Outcome: o, Status: timeline.Small(statusOf(o)), RetryAfter: timeline.NoRetryAfter})
 			}
 			tl.Sort()
 			j := buildJoins(tl)

@@ -360,7 +360,7 @@ func (c *clientCounts) add(tl *timeline.Timeline, lo, hi int) {
 			t.throttled++
 		}
 		if e.MaxAttempts > 0 {
-			t.addMax(e.MaxAttempts, 1)
+			t.addMax(int32(e.MaxAttempts), 1)
 		}
 	}
 }

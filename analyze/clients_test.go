@@ -86,7 +86,7 @@ func TestClientsBotocoreMode(t *testing.T) {
 	h := timeline.LayerHTTP
 	ua := "Botocore/1.29.27 Python/3.11.2"
 	withMax := func(e timeline.Event, src, max int32) timeline.Event {
-		e.Source, e.MaxAttempts = src, max
+		e.Source, e.MaxAttempts = src, timeline.Small(max)
 		return withClient(e, ua)
 	}
 	tests := []struct {

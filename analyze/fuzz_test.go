@@ -28,10 +28,10 @@ func eventsFromBytes(data []byte) *timeline.Timeline {
 		if d[4]&0x38 != 0 {
 			e.CallID = timeline.Intern(string(rune('a' + (d[4]>>3)&7)))
 		}
-		e.Attempt = int32(d[5] % 5)
-		e.QueueAttempt = int32(d[5] / 5 % 4)
-		e.Attempts = int32(d[5] / 20 % 4)
-		e.MaxAttempts = int32(d[2] / 16 % 5)
+		e.Attempt = timeline.Small(d[5] % 5)
+		e.QueueAttempt = timeline.Small(d[5] / 5 % 4)
+		e.Attempts = timeline.Small(d[5] / 20 % 4)
+		e.MaxAttempts = timeline.Small(d[2] / 16 % 5)
 		if d[2]&4 != 0 {
 			e.RetryAfter = 0
 		}

@@ -78,7 +78,7 @@ func (in incident) build() *timeline.Timeline {
 			for a := 1; a <= in.attempts; a++ {
 				end = t + int64(in.attemptTime)
 				out := timeline.OutcomeThrottled
-				ra := in.retryAfter
+				ra := timeline.MillisOf(in.retryAfter)
 				if a == in.attempts && succeeds {
 					out, ra = timeline.OutcomeOK, timeline.NoRetryAfter
 				}
@@ -87,7 +87,7 @@ func (in incident) build() *timeline.Timeline {
 				}
 				line++
 				e := timeline.Event{Start: trunc(t), End: trunc(end), Layer: timeline.LayerHTTP, Outcome: out,
-					Class: timeline.ClassBatch, Status: statusOf(out), Attempt: int32(a), TaskID: timeline.Intern(taskID), CallID: timeline.Intern(callID),
+					Class: timeline.ClassBatch, Status: timeline.Small(statusOf(out)), Attempt: timeline.Small(a), TaskID: timeline.Intern(taskID), CallID: timeline.Intern(callID),
 					RetryAfter: ra, Line: line}
 				if in.wireOnly {
 					e.Attempt, e.TaskID, e.CallID = 0, timeline.NoSym, timeline.NoSym
@@ -102,7 +102,7 @@ func (in incident) build() *timeline.Timeline {
 				}
 				line++
 				tl.Events = append(tl.Events, timeline.Event{Start: trunc(callStart), End: trunc(end), Layer: timeline.LayerCall,
-					Outcome: out, Class: timeline.ClassBatch, Attempts: int32(in.attempts), QueueAttempt: int32(q + 1),
+					Outcome: out, Class: timeline.ClassBatch, Attempts: timeline.Small(in.attempts), QueueAttempt: timeline.Small(q + 1),
 					TaskID: timeline.Intern(taskID), CallID: timeline.Intern(callID), RetryAfter: timeline.NoRetryAfter, Line: line})
 			}
 			if continueTask {
@@ -176,7 +176,7 @@ func poissonTraffic(rate float64, span time.Duration, seed uint64) *timeline.Tim
 			out = timeline.OutcomeThrottled
 		}
 		tl.Events = append(tl.Events, timeline.Event{Start: t, End: t + 1e8, Layer: timeline.LayerHTTP, Outcome: out,
-			Class: timeline.ClassBatch, Status: statusOf(out), Attempt: 1, TaskID: timeline.Intern(fmt.Sprintf("t%d", n)),
+			Class: timeline.ClassBatch, Status: timeline.Small(statusOf(out)), Attempt: 1, TaskID: timeline.Intern(fmt.Sprintf("t%d", n)),
 			CallID: timeline.Intern(fmt.Sprintf("c%d", n)), RetryAfter: timeline.NoRetryAfter, Line: int64(n + 1)})
 	}
 	tl.Sort()

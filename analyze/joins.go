@@ -323,13 +323,13 @@ func (j *joins) buildCalls() {
 			e := &j.tl.Events[i]
 			j.sdkAttempts = j.sdkAttempts || e.Attempts > 0
 			if e.MaxAttempts > 0 {
-				j.callMaxAttempts.all[e.MaxAttempts]++
+				j.callMaxAttempts.all[int32(e.MaxAttempts)]++
 				if e.TaskID != timeline.NoSym {
-					j.callMaxAttempts.task[e.MaxAttempts]++
+					j.callMaxAttempts.task[int32(e.MaxAttempts)]++
 				}
 			}
-			c := callUnit{start: e.Start, end: eventEnd(e), attempts: e.Attempts, outcome: e.Outcome,
-				class: e.Class, task: e.TaskID, queueAttempt: e.QueueAttempt, group: -1}
+			c := callUnit{start: e.Start, end: eventEnd(e), attempts: int32(e.Attempts), outcome: e.Outcome,
+				class: e.Class, task: e.TaskID, queueAttempt: int32(e.QueueAttempt), group: -1}
 			g, ok := j.groupByCallID.get(e.CallID)
 			if !ok || e.CallID == timeline.NoSym {
 				// An SDK log that names the call's last request id (x-request-id)

@@ -12,8 +12,8 @@ import (
 // after genEpoch.
 func ev(layer timeline.Layer, sec float64, out timeline.Outcome, class timeline.Class, task, call string, attempt int32) timeline.Event {
 	start := genEpoch + int64(sec*1e9)
-	return timeline.Event{Start: start, End: start + 1e8, Layer: layer, Outcome: out, Class: class, Status: statusOf(out),
-		TaskID: timeline.Intern(task), CallID: timeline.Intern(call), Attempt: attempt, RetryAfter: timeline.NoRetryAfter}
+	return timeline.Event{Start: start, End: start + 1e8, Layer: layer, Outcome: out, Class: class, Status: timeline.Small(statusOf(out)),
+		TaskID: timeline.Intern(task), CallID: timeline.Intern(call), Attempt: timeline.Small(attempt), RetryAfter: timeline.NoRetryAfter}
 }
 
 const (
@@ -26,7 +26,7 @@ const (
 // callLog builds a call event as the SDK log reports it.
 func callLog(sec float64, out timeline.Outcome, class timeline.Class, task, call string, attempts, queueAttempt int32) timeline.Event {
 	e := ev(timeline.LayerCall, sec, out, class, task, call, 0)
-	e.Attempts, e.QueueAttempt, e.Status = attempts, queueAttempt, 0
+	e.Attempts, e.QueueAttempt, e.Status = timeline.Small(attempts), timeline.Small(queueAttempt), 0
 	return e
 }
 

@@ -63,9 +63,9 @@ func (t *attemptTally) add(j *joins, lastOutcome []timeline.Outcome, lo, hi int)
 			}
 		}
 		if e.MaxAttempts > 0 {
-			t.maxAttempts[e.MaxAttempts]++
+			t.maxAttempts[int32(e.MaxAttempts)]++
 			if forTask {
-				t.taskMaxAttempts[e.MaxAttempts]++
+				t.taskMaxAttempts[int32(e.MaxAttempts)]++
 			}
 		}
 		if e.Outcome != timeline.OutcomeThrottled {

@@ -2178,7 +2178,7 @@ func measureDelays(j *joins) (delays []DelayStats, pastRetryAfter DelayStats) {
 		for i := range j.attemptsOf(g) {
 			if prev >= 0 && tl.Events[prev].Outcome.Failed() {
 				p := &tl.Events[prev]
-				sdk.addAfter(eventEnd(p), tl.Events[i].Start, p.RetryAfter)
+				sdk.addAfter(eventEnd(p), tl.Events[i].Start, p.RetryAfter.Duration())
 			}
 			prev = i
 		}
@@ -2243,7 +2243,7 @@ func clientAttemptGaps(j *joins) delaySample {
 			continue
 		}
 		if p, ok := last[e.CallID]; ok && tl.Events[p].Outcome.Failed() {
-			d.addAfter(eventEnd(&tl.Events[p]), e.Start, tl.Events[p].RetryAfter)
+			d.addAfter(eventEnd(&tl.Events[p]), e.Start, tl.Events[p].RetryAfter.Duration())
 		}
 		last[e.CallID] = i
 	}

@@ -160,7 +160,7 @@ func (p *albParser) parse(line []byte, e *timeline.Event) string {
 		}
 		e.Start = start
 	}
-	e.Status = int32(elbStatus)
+	e.Status = timeline.Small(elbStatus)
 	if !targetAnswered && elbStatus >= 400 {
 		e.ErrorCode = timeline.Intern(ALBErrorCode)
 	}

@@ -163,7 +163,7 @@ func (p *cloudfrontParser) parse(line []byte, e *timeline.Event) string {
 	if b != nil && (!ok || s > 999) {
 		return "bad sc-status " + quoteField(b)
 	}
-	e.Status = int32(s) // "000": the viewer went away first
+	e.Status = timeline.Small(s) // "000": the viewer went away first
 	e.Layer = timeline.LayerHTTP
 	if b := p.get(cfrURI); b != nil {
 		e.Route = p.strs.label(timeline.LabelRoute, pathOnly(b))

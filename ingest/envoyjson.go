@@ -73,7 +73,7 @@ func (p *envoyJSONParser) parse(line []byte, e *timeline.Event) string {
 		if (v.kind != jsonNumber && v.kind != jsonString) || !ok || n >= 1<<20 {
 			return badJSON("x_stainless_retry_count", v, "a whole number")
 		}
-		e.Attempt = int32(n) + 1
+		e.Attempt = timeline.Small(n + 1)
 	}
 	if v := j.value(p.attemptsSlot); v != nil {
 		n, _, _, ok := parseDecimal(v.b)

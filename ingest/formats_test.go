@@ -226,7 +226,7 @@ func formatLineCases() []lineCase {
 			line: `[30/Nov/2026:03:47:30 +0100] "POST /v1/messages?x=1 HTTP/1.1" 429 250000 "sdk/1" "task-1" "3"`,
 			want: []timeline.Event{http(timeline.Event{Start: ns("2026-11-30T02:47:30Z"), End: ns("2026-11-30T02:47:30.25Z"),
 				Status: 429, Outcome: timeline.OutcomeThrottled, Route: timeline.Intern("/v1/messages"), Client: timeline.Intern("sdk/1"), TaskID: timeline.Intern("task-1"),
-				RetryAfter: 3 * time.Second})},
+				RetryAfter: timeline.MillisOf(3 * time.Second)})},
 		},
 		{
 			name: "Apache %{ms}T and %{msec}t",

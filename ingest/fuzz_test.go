@@ -201,7 +201,7 @@ func FuzzParsersDirect(f *testing.F) {
 				t.Fatalf("%s: %d events from %q", p.format(), len(events), line)
 			}
 			for i, e := range events {
-				if e.Line != 7 || e.Layer != timeline.LayerHTTP || (len(events) > 1 && e.Attempt != int32(i+1)) {
+				if e.Line != 7 || e.Layer != timeline.LayerHTTP || (len(events) > 1 && int(e.Attempt) != i+1) {
 					t.Fatalf("%s: event %d %+v from %q", p.format(), i, e, line)
 				}
 			}

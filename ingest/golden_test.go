@@ -35,7 +35,7 @@ func renderTimeline(tl *timeline.Timeline) string {
 	for _, e := range tl.Events {
 		ra := "-"
 		if e.RetryAfter != timeline.NoRetryAfter {
-			ra = e.RetryAfter.String()
+			ra = e.RetryAfter.Duration().String()
 		}
 		fmt.Fprintf(&b, "%d: start=%s end=%s %s %s class=%s status=%d attempt=%d/%d queue_attempt=%d attempts=%d retry_after=%s code=%s route=%s client=%s task=%s call=%s request=%s\n",
 			e.Line, stamp(e.Start), stamp(e.End), e.Layer, e.Outcome, e.Class, e.Status, e.Attempt, e.MaxAttempts,

@@ -272,7 +272,7 @@ func (p *haproxyParser) parse(line []byte, e *timeline.Event) string {
 		if !ok || s > 999 {
 			return p.bad("%ST", b)
 		}
-		e.Status = int32(s)
+		e.Status = timeline.Small(s)
 	}
 	tsc := v[hapTermState]
 	if e.Status >= 400 && p.generated(tsc, tr) {

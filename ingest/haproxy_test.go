@@ -62,7 +62,7 @@ func TestHAProxyLines(t *testing.T) {
 			`1796126418.031 "POST /model/m/invoke HTTP/1.1" 429 5 ---- be_model/model1 task-0002 "attempt=2; max=3" 12`,
 			http(timeline.Event{Start: ns("2026-12-01T12:00:18.031Z"), End: ns("2026-12-01T12:00:18.036Z"), Status: 429,
 				Outcome: timeline.OutcomeThrottled, Route: timeline.Intern("/model/m/invoke"), TaskID: timeline.Intern("task-0002"),
-				Attempt: 2, MaxAttempts: 3, RetryAfter: 12e9})},
+				Attempt: 2, MaxAttempts: 3, RetryAfter: 12_000})},
 		{"the unique id is the request's", Options{LogFormat: `[%tr] %ST %Ta %ID`},
 			`[01/Dec/2026:12:00:18.031] 200 5 7F000001:B1C4_0A000415:1F90_6566C8E2_0003:77A1`,
 			http(timeline.Event{Start: ns("2026-12-01T12:00:18.031Z"), End: ns("2026-12-01T12:00:18.036Z"), Status: 200,

@@ -288,7 +288,7 @@ func (p *harParser) readEntry(doc []byte, v int, line int64) string {
 
 	e := p.emit(line)
 	e.Layer = timeline.LayerHTTP
-	e.Start, e.End, e.Status = start, end, int32(n)
+	e.Start, e.End, e.Status = start, end, timeline.Small(n)
 	e.RetryAfter = timeline.NoRetryAfter
 	logged := end
 	if logged == 0 {
@@ -297,7 +297,7 @@ func (p *harParser) readEntry(doc []byte, v int, line int64) string {
 	switch {
 	case x.retryMs != nil:
 		if w, f, _, ok := parseDecimal(x.retryMs); ok {
-			e.RetryAfter = time.Duration(w*1e6 + f/1e3)
+			e.RetryAfter = timeline.MillisOf(time.Duration(w*1e6 + f/1e3))
 		}
 	case x.retryAfter != nil:
 		e.RetryAfter = parseRetryAfter(x.retryAfter, logged)
@@ -335,7 +335,7 @@ func (p *harParser) readEntry(doc []byte, v int, line int64) string {
 		e.Attempt, e.MaxAttempts = parseAmzSDKRequest(x.sdkReq)
 	}
 	if n, ok := digits(x.retryCount); ok && n < 1<<20 && e.Attempt == 0 {
-		e.Attempt = int32(n) + 1
+		e.Attempt = timeline.Small(n + 1)
 	}
 	return ""
 }

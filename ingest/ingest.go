@@ -1168,11 +1168,11 @@ func (in *interner) bytes(b []byte) string {
 type outcomeCache map[outcomeKey]timeline.Outcome
 
 type outcomeKey struct {
-	status int32
+	status int16
 	code   timeline.Sym
 }
 
-func (c outcomeCache) classify(status int32, code timeline.Sym) timeline.Outcome {
+func (c outcomeCache) classify(status int16, code timeline.Sym) timeline.Outcome {
 	if code == timeline.NoSym {
 		return timeline.Classify(status, "")
 	}

@@ -52,7 +52,7 @@ func (p *apiGatewayCLFParser) parse(line []byte, e *timeline.Event) string {
 	}
 	e.Start = start
 	e.Layer = timeline.LayerHTTP
-	e.Status = int32(status)
+	e.Status = timeline.Small(status)
 	e.RetryAfter = timeline.NoRetryAfter
 	if r := routeOfRequest(t[4].b); len(r) > 0 {
 		e.Route = p.strs.label(timeline.LabelRoute, r)

@@ -146,7 +146,7 @@ func (h *requestHeaders) apply(e *timeline.Event, strs *interner, logged int64) 
 	if h.sdkRequest != nil {
 		e.Attempt, e.MaxAttempts = parseAmzSDKRequest(h.sdkRequest)
 	} else if n, ok := digits(h.stainlessRetry); ok && n < 1<<20 {
-		e.Attempt = int32(n) + 1
+		e.Attempt = timeline.Small(n + 1)
 	}
 	e.RetryAfter = timeline.NoRetryAfter
 	if h.retryAfter != nil {

@@ -135,7 +135,7 @@ func (jp *jsonPaths) bad(slot int, want string) string {
 
 // status reads an HTTP status given as a number or a numeric string; absent
 // or "-" is 0.
-func (jp *jsonPaths) status(slot int) (int32, string) {
+func (jp *jsonPaths) status(slot int) (int16, string) {
 	b := jp.text(slot)
 	if b == nil {
 		return 0, ""
@@ -144,7 +144,7 @@ func (jp *jsonPaths) status(slot int) (int32, string) {
 	if !ok || n > 999 {
 		return 0, jp.bad(slot, "an HTTP status")
 	}
-	return int32(n), ""
+	return int16(n), ""
 }
 
 // count reads a whole number (number or numeric string); absent is -1.

@@ -88,7 +88,7 @@ func (p *traefikJSONParser) parse(line []byte, e *timeline.Event) string {
 		return reason
 	}
 	if retries >= 0 && h.sdkRequest == nil {
-		e.Attempt = int32(retries) + 1
+		e.Attempt = timeline.Small(retries + 1)
 	}
 	e.Outcome = p.outcomes.classify(e.Status, e.ErrorCode)
 	return ""
@@ -137,7 +137,7 @@ func (p *traefikCLFParser) parse(line []byte, e *timeline.Event) string {
 	}
 	e.Start, e.End = start, start+ms*1e6
 	e.Layer = timeline.LayerHTTP
-	e.Status = int32(status)
+	e.Status = timeline.Small(status)
 	e.RetryAfter = timeline.NoRetryAfter
 	if r := routeOfRequest(t[4].b); len(r) > 0 {
 		e.Route = p.strs.label(timeline.LabelRoute, r)

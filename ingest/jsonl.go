@@ -328,19 +328,19 @@ func (p *jsonlParser) fill(e *timeline.Event) string {
 	if n, reason = p.count(jfStatus, 999); reason != "" {
 		return reason
 	}
-	e.Status = int32(n)
+	e.Status = timeline.Small(n)
 	if n, reason = p.count(jfQueueAttempt, 1<<30); reason != "" {
 		return reason
 	}
-	e.QueueAttempt = int32(n)
+	e.QueueAttempt = timeline.Small(n)
 	if n, reason = p.count(jfAttempts, 1<<30); reason != "" {
 		return reason
 	}
-	e.Attempts = int32(n)
+	e.Attempts = timeline.Small(n)
 	if n, reason = p.count(jfAttempt, 1<<30); reason != "" {
 		return reason
 	}
-	e.Attempt = int32(n)
+	e.Attempt = timeline.Small(n)
 
 	e.RetryAfter = timeline.NoRetryAfter
 	if v, r := p.first(jfRetryAfter); v != nil && !(v.kind == jsonNumber && v.b[0] == '-') {
@@ -348,7 +348,7 @@ func (p *jsonlParser) fill(e *timeline.Event) string {
 		if !ok {
 			return badJSON(r.key, v, "a number of seconds")
 		}
-		e.RetryAfter = d
+		e.RetryAfter = timeline.MillisOf(d)
 	}
 
 	said := outcomeUnsaid
@@ -491,7 +491,7 @@ func saidOutcome(v *jsonValue, strs *interner) outcomeWord {
 	return outcomeUnknownWord
 }
 
-func jsonOutcome(said outcomeWord, status int32, code string, outcomes outcomeCache) timeline.Outcome {
+func jsonOutcome(said outcomeWord, status int16, code string, outcomes outcomeCache) timeline.Outcome {
 	if said == outcomeSaidOK && (status == 0 || status >= 200 && status < 300) {
 		return timeline.OutcomeOK
 	}

@@ -95,13 +95,13 @@ func TestJSONLine(t *testing.T) {
 			name: "attempt record, retry_count+1, retry_after_ms, layer",
 			line: `{"ts":"2026-11-30T02:47:30Z","layer":"attempt","retry_count":2,"status_code":429,"retry_after_ms":1500,"x_request_id":"q"}`,
 			want: call(timeline.Event{Start: base, Layer: timeline.LayerHTTP, Attempt: 3, Status: 429,
-				Outcome: timeline.OutcomeThrottled, RetryAfter: 1500 * time.Millisecond, RequestID: timeline.Intern("q")}),
+				Outcome: timeline.OutcomeThrottled, RetryAfter: timeline.MillisOf(1500 * time.Millisecond), RequestID: timeline.Intern("q")}),
 		},
 		{
 			name: "retries+1 for attempts, queue layer, class synonyms",
 			line: `{"ts":"2026-11-30T02:47:30Z","layer":"queue_attempt","retries":1,"traffic_class":"interactive","delivery_count":4,"retry_after":2}`,
 			want: call(timeline.Event{Start: base, Layer: timeline.LayerQueue, Attempts: 2, QueueAttempt: 4,
-				Class: timeline.ClassInteractive, RetryAfter: 2 * time.Second}),
+				Class: timeline.ClassInteractive, RetryAfter: timeline.MillisOf(2 * time.Second)}),
 		},
 		{
 			name: "error outcome with OK status is still a failure",

@@ -102,7 +102,7 @@ func (p *jmeterParser) parse(line []byte, e *timeline.Event) string {
 	if c := p.col[jmResponseCode]; c >= 0 {
 		code := f[c]
 		if n, ok := digits(code); ok && n <= 999 {
-			e.Status = int32(n)
+			e.Status = timeline.Small(n)
 		} else if len(code) > 0 {
 			// "Non HTTP response code: java.net.SocketTimeoutException":
 			// no response, and the exception is the error.

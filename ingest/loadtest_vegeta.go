@@ -87,7 +87,7 @@ func (p *vegetaJSONParser) parse(line []byte, e *timeline.Event) string {
 // text for a response is just the status line ("429 Too Many Requests"),
 // which Status already says; without a response (code 0) the text is the
 // only clue (a timeout, a refused connection).
-func vegetaErrorCode(strs *interner, status int32, errorType, errText []byte) timeline.Sym {
+func vegetaErrorCode(strs *interner, status int16, errorType, errText []byte) timeline.Sym {
 	if errorType != nil {
 		if k := bytes.IndexByte(errorType, ':'); k >= 0 {
 			errorType = errorType[:k]
@@ -157,7 +157,7 @@ func (p *vegetaCSVParser) parse(line []byte, e *timeline.Event) string {
 		return "bad latency " + quoteField(f[vcLatency]) + ": want nanoseconds"
 	}
 	e.Start, e.End = ts, ts+latency
-	e.Status = int32(code)
+	e.Status = timeline.Small(code)
 	e.Layer = timeline.LayerHTTP
 	e.RetryAfter = timeline.NoRetryAfter
 	var errorType []byte

@@ -24,12 +24,12 @@ func TestNginxUpstreamAttempts(t *testing.T) {
 	base := timeline.Event{Layer: timeline.LayerHTTP, RetryAfter: timeline.NoRetryAfter, Line: 1}
 	ev := func(start, end string, status int32, attempt int32, o timeline.Outcome, ra time.Duration) timeline.Event {
 		e := base
-		e.Start, e.Status, e.Attempt, e.Outcome = ns(start), status, attempt, o
+		e.Start, e.Status, e.Attempt, e.Outcome = ns(start), timeline.Small(status), timeline.Small(attempt), o
 		if end != "" {
 			e.End = ns(end)
 		}
 		if ra != 0 {
-			e.RetryAfter = ra
+			e.RetryAfter = timeline.MillisOf(ra)
 		}
 		return e
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/bits"
 	"strconv"
 	"time"
@@ -310,11 +311,11 @@ func (p *nginxParser) parseAs(f *logFormat, token []bool, line []byte, e *timeli
 		case varRetryCount:
 			// x-stainless-retry-count counts retries before this attempt.
 			if n, ok := digits(val); ok && n < 1<<20 {
-				e.Attempt = int32(n) + 1
+				e.Attempt = timeline.Small(n + 1)
 			}
 		case varAttemptNumber:
 			if n, ok := digits(val); ok && n > 0 && n < 1<<20 {
-				e.Attempt = int32(n)
+				e.Attempt = timeline.Small(n)
 			}
 		case varAttemptCount:
 			if n, ok := digits(val); ok && n < 1<<20 {
@@ -397,7 +398,7 @@ func (p *nginxParser) parseAs(f *logFormat, token []bool, line []byte, e *timeli
 	// retry-after-ms is the more precise of the two when a server sends both.
 	if retryAfterMs != nil {
 		if w, f, _, ok := parseDecimal(retryAfterMs); ok {
-			e.RetryAfter = time.Duration(w*1e6 + f/1e3)
+			e.RetryAfter = timeline.MillisOf(time.Duration(w*1e6 + f/1e3))
 		}
 	}
 	if e.RetryAfter == timeline.NoRetryAfter && retryAfter != nil {
@@ -409,7 +410,7 @@ func (p *nginxParser) parseAs(f *logFormat, token []bool, line []byte, e *timeli
 	if status < 0 {
 		status = 0
 	}
-	e.Status = status
+	e.Status = timeline.Small(status)
 	if flags != nil && e.ErrorCode == timeline.NoSym && (status < 200 || status >= 400) {
 		// Envoy's response flags say why a request failed (RL: rate
 		// limited locally, URX: upstream retry limit reached, UO: circuit
@@ -417,7 +418,7 @@ func (p *nginxParser) parseAs(f *logFormat, token []bool, line []byte, e *timeli
 		e.ErrorCode = p.strs.label(timeline.LabelErrorCode, flags)
 	}
 	e.Layer = timeline.LayerHTTP
-	e.Outcome = p.outcomes.classify(status, e.ErrorCode)
+	e.Outcome = p.outcomes.classify(timeline.Small(status), e.ErrorCode)
 	return ""
 }
 
@@ -535,7 +536,7 @@ func (p *nginxParser) emitUpstreamList(req *timeline.Event, n int, emit func() *
 		e := emit()
 		fill(e, req)
 		if req.Attempt == 0 {
-			e.Attempt = int32(i + 1)
+			e.Attempt = timeline.Small(i + 1)
 		}
 		if timed {
 			e.Start = starts[i]
@@ -547,8 +548,8 @@ func (p *nginxParser) emitUpstreamList(req *timeline.Event, n int, emit func() *
 		if i+1 == n {
 			// The final response keeps its headers; "-" (no answer, the
 			// client gave up) keeps the status the client was logged with.
-			if ok && s <= 999 && int32(s) != e.Status {
-				e.Status = int32(s)
+			if ok && s <= 999 && int16(s) != e.Status {
+				e.Status = int16(s)
 				e.Outcome = p.outcomes.classify(e.Status, e.ErrorCode)
 			}
 			continue
@@ -557,8 +558,8 @@ func (p *nginxParser) emitUpstreamList(req *timeline.Event, n int, emit func() *
 		if ok && s <= 999 {
 			status = int32(s)
 		}
-		e.Status, e.ErrorCode, e.RetryAfter = status, timeline.NoSym, timeline.NoRetryAfter
-		e.Outcome = p.outcomes.classify(status, timeline.NoSym)
+		e.Status, e.ErrorCode, e.RetryAfter = timeline.Small(status), timeline.NoSym, timeline.NoRetryAfter
+		e.Outcome = p.outcomes.classify(timeline.Small(status), timeline.NoSym)
 	}
 }
 
@@ -571,7 +572,7 @@ func emitAttempts(req *timeline.Event, count int32, emit func() *timeline.Event)
 	for i := 0; i < n; i++ {
 		e := emit()
 		fill(e, req)
-		e.Attempt = int32(i + 1)
+		e.Attempt = timeline.Small(i + 1)
 		if i+1 == n {
 			continue
 		}
@@ -778,7 +779,7 @@ func pathOnly(u []byte) []byte {
 }
 
 // parseAmzSDKRequest reads "attempt=2; max=3" (optionally with "ttl=...;").
-func parseAmzSDKRequest(b []byte) (attempt, max int32) {
+func parseAmzSDKRequest(b []byte) (attempt, max int16) {
 	for len(b) > 0 {
 		var part []byte
 		if k := bytes.IndexByte(b, ';'); k >= 0 {
@@ -788,12 +789,12 @@ func parseAmzSDKRequest(b []byte) (attempt, max int32) {
 		}
 		part = bytes.TrimSpace(part)
 		if v, ok := bytes.CutPrefix(part, []byte("attempt=")); ok {
-			if n, ok := digits(v); ok && n < 1<<20 {
-				attempt = int32(n)
+			if n, ok := digits(v); ok && n <= math.MaxInt16 {
+				attempt = int16(n)
 			}
 		} else if v, ok := bytes.CutPrefix(part, []byte("max=")); ok {
-			if n, ok := digits(v); ok && n < 1<<20 {
-				max = int32(n)
+			if n, ok := digits(v); ok && n <= math.MaxInt16 {
+				max = int16(n)
 			}
 		}
 	}
@@ -802,13 +803,13 @@ func parseAmzSDKRequest(b []byte) (attempt, max int32) {
 
 // parseRetryAfter reads Retry-After as delay-seconds or as an HTTP date,
 // which is taken relative to the time the response was logged.
-func parseRetryAfter(b []byte, logged int64) time.Duration {
+func parseRetryAfter(b []byte, logged int64) timeline.Millis {
 	if w, f, _, ok := parseDecimal(b); ok {
-		return time.Duration(w*1e9 + f)
+		return timeline.MillisOf(time.Duration(w*1e9 + f))
 	}
 	if at, ok := parseHTTPDate(b); ok {
 		if d := at - logged; d > 0 {
-			return time.Duration(d)
+			return timeline.MillisOf(time.Duration(d))
 		}
 		return 0
 	}

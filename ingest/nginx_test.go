@@ -71,7 +71,7 @@ func nginxLineCases() []nginxLineCase {
 			want: timeline.Event{
 				Start: ns("2026-11-30T02:47:31.250Z"), End: ns("2026-11-30T02:47:31.5Z"),
 				Layer: timeline.LayerHTTP, Outcome: timeline.OutcomeThrottled, Status: 429,
-				Attempt: 2, RetryAfter: 2 * time.Second, Route: timeline.Intern("/v1/chat/completions"),
+				Attempt: 2, RetryAfter: timeline.MillisOf(2 * time.Second), Route: timeline.Intern("/v1/chat/completions"),
 				Client: timeline.Intern("OpenAI/JS 6.49.0"), TaskID: timeline.Intern("task-7"),
 			},
 		},
@@ -81,7 +81,7 @@ func nginxLineCases() []nginxLineCase {
 			line:   `1796006851.000 503 "Mon, 30 Nov 2026 02:47:41 GMT"`,
 			want: timeline.Event{
 				Start: ns("2026-11-30T02:47:31Z"), Layer: timeline.LayerHTTP,
-				Outcome: timeline.OutcomeRetryable, Status: 503, RetryAfter: 10 * time.Second,
+				Outcome: timeline.OutcomeRetryable, Status: 503, RetryAfter: timeline.MillisOf(10 * time.Second),
 			},
 		},
 		{
@@ -90,7 +90,7 @@ func nginxLineCases() []nginxLineCase {
 			line:   `1796006851.000 429 2 1500.5`,
 			want: timeline.Event{
 				Start: ns("2026-11-30T02:47:31Z"), Layer: timeline.LayerHTTP,
-				Outcome: timeline.OutcomeThrottled, Status: 429, RetryAfter: 1500500 * time.Microsecond,
+				Outcome: timeline.OutcomeThrottled, Status: 429, RetryAfter: timeline.MillisOf(1500500 * time.Microsecond),
 			},
 		},
 		{

@@ -385,7 +385,7 @@ func (p *otlpParser) emitSpan() string {
 	e := p.emit()
 	p.emitted++
 	e.Layer = timeline.LayerHTTP
-	e.Start, e.End, e.Status, e.Attempt = start, end, status, attempt
+	e.Start, e.End, e.Status, e.Attempt = start, end, timeline.Small(status), timeline.Small(attempt)
 	e.RetryAfter = timeline.NoRetryAfter
 	if s.retryAfter != nil {
 		logged := end
@@ -403,7 +403,7 @@ func (p *otlpParser) emitSpan() string {
 			e.ErrorCode = p.strs.label(timeline.LabelErrorCode, s.errorType)
 		}
 	}
-	e.Outcome = p.outcomes.classify(status, e.ErrorCode)
+	e.Outcome = p.outcomes.classify(timeline.Small(status), e.ErrorCode)
 	switch {
 	case s.url != nil:
 		e.Route = p.strs.label(timeline.LabelRoute, pathOnly(s.url))

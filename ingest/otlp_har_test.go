@@ -61,7 +61,7 @@ func TestOTLPSpans(t *testing.T) {
 		{"retry-after as a plain string, span task id wins over the resource's",
 			strings.Replace(otlpSpanLine(clientSpan(intAttr("http.response.status_code", "429"), strAttr("http.response.header.retry-after", "1.5"), strAttr("task.id", "a"))),
 				`"attributes":[]`, `"attributes":[`+strAttr("task.id", "r")+`]`, 1),
-			[]timeline.Event{{Start: 1796006850000000000, End: 1796006850500000000, Status: 429, Attempt: 1, CallID: timeline.Intern("s1"), TaskID: timeline.Intern("a"), RetryAfter: 1500e6}}},
+			[]timeline.Event{{Start: 1796006850000000000, End: 1796006850500000000, Status: 429, Attempt: 1, CallID: timeline.Intern("s1"), TaskID: timeline.Intern("a"), RetryAfter: 1500}}},
 		{"server and internal spans are not attempts", otlpSpanLine(strings.Replace(good, `"kind":3`, `"kind":2`, 1), good),
 			[]timeline.Event{{Start: 1796006850000000000, End: 1796006850500000000, Status: 429, Attempt: 1, CallID: timeline.Intern("s1")}}},
 	}
@@ -273,7 +273,7 @@ func TestEnvoyJSONRetryCount(t *testing.T) {
 		strings.Replace(line, `}`, `,"x_envoy_attempt_count":5}`, 1))
 	var attempts []int32
 	for _, e := range tl.Events {
-		attempts = append(attempts, e.Attempt)
+		attempts = append(attempts, int32(e.Attempt))
 	}
 	if len(attempts) != 3 || attempts[0] != 3 || attempts[1] != 0 || attempts[2] != 5 {
 		t.Errorf("attempts %v, want [3 0 5]", attempts)

@@ -95,8 +95,8 @@ func (p *awsJSParser) parse(line []byte, e *timeline.Event) string {
 	e.Start = p.start
 	e.Client = p.strs.label(timeline.LabelClient, p.client)
 	e.Route = p.strs.label(timeline.LabelRoute, bytes.TrimSuffix(p.command, []byte("Command")))
-	e.Status = int32(p.status)
-	e.Attempts = int32(p.attempts)
+	e.Status = timeline.Small(p.status)
+	e.Attempts = timeline.Small(p.attempts)
 	if p.reqID != nil {
 		e.RequestID = timeline.InternBytes(p.reqID)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/stampede/stampede/timeline"
 )
@@ -126,7 +125,7 @@ type botoCall struct {
 	code     string
 	maxNoted bool
 	// retryAfter is the response's retry-after when hasRetryAfter.
-	retryAfter    time.Duration
+	retryAfter    timeline.Millis
 	hasRetryAfter bool
 	// eventLine is the line of the current attempt's event, for what later
 	// lines say of it.
@@ -290,10 +289,10 @@ func (p *botocoreParser) parse(line []byte, e *timeline.Event) string {
 		}
 		c.attempt++
 		if attempt > 0 {
-			c.attempt = attempt
+			c.attempt = int32(attempt)
 		}
 		if max > 0 {
-			c.max = max
+			c.max = int32(max)
 		}
 		c.sent, c.decided = ts, false
 		c.status, c.code, c.hasRetryAfter, c.maxNoted = 0, "", false, false
@@ -388,7 +387,7 @@ func (p *botocoreParser) parse(line []byte, e *timeline.Event) string {
 		c.start = ts
 	}
 	e.Layer = timeline.LayerHTTP
-	e.Status = c.status
+	e.Status = timeline.Small(c.status)
 	e.ErrorCode = p.strs.label(timeline.LabelErrorCode, []byte(c.code))
 	switch {
 	case c.status != 0 || c.code != "":
@@ -409,7 +408,7 @@ func (p *botocoreParser) parse(line []byte, e *timeline.Event) string {
 	if e.Start == 0 {
 		e.Start = ts
 	}
-	e.Attempt, e.MaxAttempts = c.attempt, c.max
+	e.Attempt, e.MaxAttempts = timeline.Small(c.attempt), timeline.Small(c.max)
 	e.RetryAfter = timeline.NoRetryAfter
 	if c.hasRetryAfter {
 		e.RetryAfter = c.retryAfter
@@ -531,7 +530,7 @@ func (p *botocoreParser) newCall(c *botoCall, ctx string) {
 
 // requestHeaders reads amz-sdk-request and amz-sdk-invocation-id from a
 // printed AWSPreparedRequest, when the line was not cut before them.
-func (p *botocoreParser) requestHeaders(b []byte) (attempt, max int32, invocation string) {
+func (p *botocoreParser) requestHeaders(b []byte) (attempt, max int16, invocation string) {
 	if v, ok := cutAfter(b, "'amz-sdk-request': b'"); ok {
 		if k := bytes.IndexByte(v, '\''); k >= 0 {
 			attempt, max = parseAmzSDKRequest(v[:k])
@@ -555,7 +554,7 @@ func (p *botocoreParser) clientError(c *botoCall, ts int64, arg []byte, e *timel
 	if n, ok := digits(arg[:k]); ok && n >= 100 && n <= 999 {
 		// botocore names the error by its status when the body does not
 		// parse: "An error occurred (429)".
-		e.Status = int32(n)
+		e.Status = timeline.Small(n)
 	} else {
 		e.ErrorCode = p.strs.label(timeline.LabelErrorCode, arg[:k])
 	}
@@ -573,7 +572,7 @@ func (p *botocoreParser) clientError(c *botoCall, ts int64, arg []byte, e *timel
 	if v, ok := bytes.CutPrefix(r, []byte(" (reached max retries: ")); ok {
 		n, _ := leadingDecimal(v)
 		if m, ok := digits(n); ok && m < 1<<20 {
-			e.Attempts = int32(m) + 1
+			e.Attempts = timeline.Small(m + 1)
 		}
 	}
 	e.Layer = timeline.LayerCall
@@ -585,7 +584,7 @@ func (p *botocoreParser) clientError(c *botoCall, ts int64, arg []byte, e *timel
 		}
 		e.CallID = timeline.Intern(c.id)
 		if e.Attempts == 0 {
-			e.Attempts = c.attempt
+			e.Attempts = timeline.Small(c.attempt)
 		}
 	}
 	e.RetryAfter = timeline.NoRetryAfter

@@ -210,7 +210,7 @@ func (p *openaiNodeParser) parse(line []byte, e *timeline.Event) string {
 	}
 	n := p.chains[e.CallID.String()] + 1
 	p.chains[e.CallID.String()] = n
-	e.Attempt = n
+	e.Attempt = timeline.Small(n)
 
 	if cls := bracketBefore(rest, at); cls != nil {
 		e.Class = timeline.ParseClass(p.strs.bytes(cls))
@@ -218,7 +218,7 @@ func (p *openaiNodeParser) parse(line []byte, e *timeline.Event) string {
 
 	e.Layer = timeline.LayerHTTP
 	e.RetryAfter = timeline.NoRetryAfter
-	e.Status = int32(status)
+	e.Status = timeline.Small(status)
 	e.ErrorCode = timeline.Intern(connErr)
 	if connErr != "" {
 		e.Start = ts
@@ -229,10 +229,10 @@ func (p *openaiNodeParser) parse(line []byte, e *timeline.Event) string {
 	}
 	if r, ok := cutAfter(tail, "retrying, "); ok {
 		if left, ok := digits(bytes.TrimSuffix(r, []byte(" attempts remaining"))); ok && left < 1<<20 {
-			e.MaxAttempts = n + int32(left)
+			e.MaxAttempts = timeline.Small(n + int32(left))
 		}
 	} else if bytes.Contains(tail, []byte("no more retries left")) {
-		e.MaxAttempts = n
+		e.MaxAttempts = timeline.Small(n)
 	}
 	return ""
 }
@@ -265,10 +265,10 @@ func (p *openaiNodeParser) amendDetail(group, msg []byte, ts int64) bool {
 
 // headerRetryAfter finds retry-after-ms, else retry-after, among response
 // headers printed as JSON ("retry-after":"2"), or NoRetryAfter.
-func headerRetryAfter(b []byte, logged int64) time.Duration {
+func headerRetryAfter(b []byte, logged int64) timeline.Millis {
 	if v := jsonHeaderValue(b, `"retry-after-ms":`); v != nil {
 		if w, f, _, ok := parseDecimal(v); ok && w < 1<<40 {
-			return time.Duration(w*1e6 + f/1e3)
+			return timeline.MillisOf(time.Duration(w*1e6 + f/1e3))
 		}
 	}
 	if v := jsonHeaderValue(b, `"retry-after":`); v != nil && len(v) <= 64 {

@@ -125,7 +125,7 @@ func (p *openaiPythonParser) parse(line []byte, e *timeline.Event) string {
 	}
 	e.Layer = timeline.LayerHTTP
 	e.Start = ts
-	e.Status = int32(status)
+	e.Status = timeline.Small(status)
 	e.Outcome = p.outcomes.classify(e.Status, timeline.NoSym)
 	e.Route = p.strs.label(timeline.LabelRoute, pathOnly(url))
 	e.RetryAfter = timeline.NoRetryAfter
@@ -145,7 +145,7 @@ func (p *openaiPythonParser) amendHeaders(rest []byte, ts int64) bool {
 	d := timeline.NoRetryAfter
 	if v := pyDictValue(rest, "retry-after-ms", "Retry-After-Ms"); v != nil {
 		if w, f, _, ok := parseDecimal(v); ok && w < 1<<40 {
-			d = time.Duration(w*1e6 + f/1e3)
+			d = timeline.MillisOf(time.Duration(w*1e6 + f/1e3))
 		}
 	} else if v := pyDictValue(rest, "retry-after", "Retry-After"); v != nil && len(v) <= 64 {
 		d = parseRetryAfter(v, ts)
@@ -167,10 +167,10 @@ func (p *openaiPythonParser) retryAttempt(rest []byte, ts int64, hasTime bool, e
 	}
 	e.Layer = timeline.LayerHTTP
 	e.Start = ts
-	e.Status = status
+	e.Status = timeline.Small(status)
 	e.Outcome = timeline.OutcomeRetryable
 	if status != 0 {
-		e.Outcome = p.outcomes.classify(status, timeline.NoSym)
+		e.Outcome = p.outcomes.classify(timeline.Small(status), timeline.NoSym)
 	}
 	if r, ok := cutAfter(rest, "Retrying request to "); ok {
 		if k := bytes.Index(r, []byte(" in ")); k > 0 {

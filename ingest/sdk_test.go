@@ -413,7 +413,7 @@ func TestBotocoreCallSplitting(t *testing.T) {
 	}
 	var gotEvents []got
 	for _, e := range tl.Events {
-		gotEvents = append(gotEvents, got{e.Line, e.CallID.String(), e.Attempt, e.MaxAttempts, e.Start, e.End, e.Outcome})
+		gotEvents = append(gotEvents, got{e.Line, e.CallID.String(), int32(e.Attempt), int32(e.MaxAttempts), e.Start, e.End, e.Outcome})
 	}
 	if fmt.Sprint(gotEvents) != fmt.Sprint(want) {
 		t.Errorf("got  %v\nwant %v", gotEvents, want)

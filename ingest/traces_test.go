@@ -81,7 +81,7 @@ func TestTraceAccessLogs(t *testing.T) {
 				}
 				byStatus := map[int32]int64{}
 				for _, e := range tl.Events {
-					byStatus[e.Status]++
+					byStatus[int32(e.Status)]++
 					if e.Layer != timeline.LayerHTTP {
 						t.Fatalf("line %d: layer %v", e.Line, e.Layer)
 					}
@@ -149,7 +149,7 @@ func TestTraceBotocoreHeaders(t *testing.T) {
 	tl := readTrace(t, "botocore-standard", "access.log", "nginx:retry")
 	byAttempt := map[int32]int64{}
 	for _, e := range tl.Events {
-		byAttempt[e.Attempt]++
+		byAttempt[int32(e.Attempt)]++
 		if len(e.CallID.String()) != 36 {
 			t.Errorf("line %d: call id %q is not an amz-sdk-invocation-id", e.Line, e.CallID)
 		}

@@ -55,7 +55,7 @@ func TestWriteFormatsReadBack(t *testing.T) {
 	}
 	// OTLP spans carry the call; its attempts are numbered 1, 2, ... in
 	// order of their start.
-	last := map[string]int32{}
+	last := map[string]int16{}
 	for _, e := range read[2].Events {
 		if e.CallID == timeline.NoSym {
 			t.Fatalf("span without a call: %+v", e)

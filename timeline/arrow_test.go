@@ -42,7 +42,7 @@ func fullEvent() timeline.Event {
 		Start: t0, End: t0 + int64(1500*time.Millisecond),
 		Layer: timeline.LayerHTTP, Outcome: timeline.OutcomeThrottled, Class: timeline.ClassBatch,
 		Status: 429, Attempt: 2, MaxAttempts: 3, QueueAttempt: 4, Attempts: 3,
-		RetryAfter: 84 * time.Second,
+		RetryAfter: 84_000,
 		ErrorCode:  timeline.Intern("ThrottlingException"), Route: timeline.Intern("/model/invoke"), Client: timeline.Intern("Boto3/1.34.0 botocore/1.34.0"),
 		TaskID: timeline.Intern("task-1"), CallID: timeline.Intern("call-1"), RequestID: timeline.Intern("req-1"),
 		Source: 1, Line: 42,
@@ -62,14 +62,14 @@ func manyEvents(n int) []timeline.Event {
 		e.Layer = timeline.Layer(i % 4)
 		e.Outcome = timeline.Outcome(i % 5)
 		e.Class = timeline.Class(i % 3)
-		e.Status = int32([]int{0, 200, 429, 500, 400}[i%5])
-		e.Attempt = int32(i % 4)
-		e.MaxAttempts = int32(i % 2 * 3)
-		e.QueueAttempt = int32(i % 7)
-		e.Attempts = int32(i % 5)
+		e.Status = timeline.Small([]int{0, 200, 429, 500, 400}[i%5])
+		e.Attempt = timeline.Small(i % 4)
+		e.MaxAttempts = timeline.Small(i % 2 * 3)
+		e.QueueAttempt = timeline.Small(i % 7)
+		e.Attempts = timeline.Small(i % 5)
 		e.RetryAfter = timeline.NoRetryAfter
 		if i%4 == 1 {
-			e.RetryAfter = time.Duration(i%90) * time.Second
+			e.RetryAfter = timeline.Millis(i%90) * 1000
 		}
 		if i%5 == 2 {
 			e.ErrorCode = timeline.Intern("ThrottlingException")
@@ -599,7 +599,7 @@ func TestReadRewrittenFile(t *testing.T) {
 	}
 	want := []timeline.Event{
 		{Start: 1_700_000_000_000_000_000, End: 1_700_000_000_500_000_000, Layer: timeline.LayerHTTP, Outcome: timeline.OutcomeThrottled,
-			Class: timeline.ClassBatch, Status: 429, Attempt: 2, MaxAttempts: 3, RetryAfter: 12 * time.Second,
+			Class: timeline.ClassBatch, Status: 429, Attempt: 2, MaxAttempts: 3, RetryAfter: timeline.MillisOf(12 * time.Second),
 			ErrorCode: timeline.Intern("ThrottlingException"), Route: timeline.Intern("/invoke"), TaskID: timeline.Intern("t1"), CallID: timeline.Intern("c1"), RequestID: timeline.Intern("r1"), Source: 0, Line: 1},
 		{Start: 1_700_000_001_000_000_000, Layer: timeline.LayerCall, Outcome: timeline.OutcomeOK, Attempts: 3,
 			RetryAfter: timeline.NoRetryAfter, Route: timeline.Intern("/invoke"), TaskID: timeline.Intern("t1"), CallID: timeline.Intern("c1"), Source: 1, Line: 2},

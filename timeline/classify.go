@@ -56,7 +56,7 @@ func IsThrottleCode(code string) bool {
 // Classify derives an outcome from an HTTP status and a platform error code.
 // The code wins over the status because platforms map throttles onto
 // several statuses.
-func Classify(status int32, code string) Outcome {
+func Classify(status int16, code string) Outcome {
 	if code != "" {
 		lc := strings.ToLower(code)
 		switch {

@@ -6,6 +6,7 @@ package timeline
 
 import (
 	"cmp"
+	"math"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -116,7 +117,33 @@ func ParseClass(s string) Class {
 }
 
 // NoRetryAfter marks an event whose response carried no retry-after.
-const NoRetryAfter time.Duration = -1
+const NoRetryAfter Millis = -1
+
+// Millis is a duration to the millisecond, as an Event holds its
+// retry-after: 4 bytes rather than 8, up to 24 days, finer than any
+// server states one (whole seconds, or retry-after-ms).
+type Millis int32
+
+// MillisOf is d to the nearest millisecond, a positive d under half of
+// one counting as one, so that a retry-after stays a retry-after; a
+// negative d is NoRetryAfter, and one past 24 days is held there.
+func MillisOf(d time.Duration) Millis {
+	switch {
+	case d < 0:
+		return NoRetryAfter
+	case d > 0 && d < time.Millisecond/2:
+		return 1
+	case d >= math.MaxInt32*time.Millisecond:
+		return math.MaxInt32
+	}
+	return Millis((d + time.Millisecond/2) / time.Millisecond)
+}
+
+// Duration is m as a time.Duration.
+func (m Millis) Duration() time.Duration { return time.Duration(m) * time.Millisecond }
+
+// Seconds is m in seconds.
+func (m Millis) Seconds() float64 { return float64(m) / 1e3 }
 
 // Event is one observation: an attempt, a call or a queue attempt.
 // Zero values mean "the log did not say".
@@ -130,24 +157,24 @@ type Event struct {
 	Start int64
 	// End is when it finished, or 0 when the log has only one timestamp.
 	End int64
-	// RetryAfter is the server's retry-after, or NoRetryAfter.
-	RetryAfter time.Duration
 	// Line is 1-based within the file Source names.
 	Line int64
+	// RetryAfter is the server's retry-after, or NoRetryAfter.
+	RetryAfter Millis
 
-	// Status is the HTTP status, 0 when unknown.
-	Status int32
-	// Attempt is the 1-based attempt number within its call.
-	Attempt int32
-	// MaxAttempts is the SDK's attempt limit when the wire says it
-	// (amz-sdk-request max=M).
-	MaxAttempts int32
-	// QueueAttempt is the 1-based queue attempt number within its task.
-	QueueAttempt int32
-	// Attempts is, on a call event, how many attempts the SDK reported making.
-	Attempts int32
 	// Source indexes Timeline.Sources.
 	Source int32
+	// Status is the HTTP status, 0 when unknown.
+	Status int16
+	// Attempt is the 1-based attempt number within its call.
+	Attempt int16
+	// MaxAttempts is the SDK's attempt limit when the wire says it
+	// (amz-sdk-request max=M).
+	MaxAttempts int16
+	// QueueAttempt is the 1-based queue attempt number within its task.
+	QueueAttempt int16
+	// Attempts is, on a call event, how many attempts the SDK reported making.
+	Attempts int16
 
 	ErrorCode Sym
 	Route     Sym
@@ -160,6 +187,21 @@ type Event struct {
 	Layer   Layer
 	Outcome Outcome
 	Class   Class
+}
+
+// Small is n as an Event's status or attempt field: those hold int16, so
+// that an event takes 80 bytes, and no real status or attempt number comes
+// near its bound; a larger one (a damaged log, a counter) is held at the
+// bound rather than wrapped round into another number, and a negative one
+// is unknown (0).
+func Small[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64](n T) int16 {
+	switch {
+	case n < 0:
+		return 0
+	case uint64(n) > math.MaxInt16:
+		return math.MaxInt16
+	}
+	return int16(n)
 }
 
 // Time returns Start as a time.Time in UTC.

@@ -2,10 +2,12 @@ package timeline
 
 import (
 	"cmp"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // referenceSort is Sort's specification: a stable sort by start, source
@@ -33,7 +35,7 @@ func randomEvents(r *rand.Rand, n, sources int, bigLines bool) []Event {
 		if bigLines && r.IntN(4) == 0 {
 			line += 1 << 50
 		}
-		events[i] = Event{Start: int64(r.IntN(n/3 + 1)), Source: int32(r.IntN(sources)), Line: line, Attempt: int32(i), Route: Intern("r")}
+		events[i] = Event{Start: int64(r.IntN(n/3 + 1)), Source: int32(r.IntN(sources)), Line: line, Attempt: Small(i), Route: Intern("r")}
 	}
 	return events
 }
@@ -139,4 +141,72 @@ func TestMergeMatchesAppendAndSort(t *testing.T) {
 			t.Fatalf("got %d sources, want 3", len(got.Sources))
 		}
 	})
+}
+
+func TestSmall(t *testing.T) {
+	tests := []struct {
+		in   int64
+		want int16
+	}{
+		{0, 0},
+		{1, 1},
+		{429, 429},
+		{math.MaxInt16, math.MaxInt16},
+		{math.MaxInt16 + 1, math.MaxInt16},
+		{1 << 40, math.MaxInt16},
+		{math.MaxInt64, math.MaxInt16},
+		{-1, 0},
+		{math.MinInt64, 0},
+	}
+	for _, tt := range tests {
+		if got := Small(tt.in); got != tt.want {
+			t.Errorf("Small(%d) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+	if got := Small(uint64(math.MaxUint64)); got != math.MaxInt16 {
+		t.Errorf("Small(MaxUint64) = %d, want %d", got, math.MaxInt16)
+	}
+}
+
+func TestMillisOf(t *testing.T) {
+	tests := []struct {
+		in   time.Duration
+		want Millis
+	}{
+		{0, 0},
+		{-1, NoRetryAfter},
+		{-time.Hour, NoRetryAfter},
+		{time.Nanosecond, 1}, // a retry-after under a millisecond stays one
+		{499 * time.Microsecond, 1},
+		{500 * time.Microsecond, 1},
+		{1499 * time.Microsecond, 1},
+		{1500 * time.Microsecond, 2},
+		{2 * time.Second, 2000},
+		{9999050 * time.Microsecond, 9999},
+		{24 * time.Hour, 86_400_000},
+		{math.MaxInt32 * time.Millisecond, math.MaxInt32},
+		{math.MaxInt64, math.MaxInt32},
+	}
+	for _, tt := range tests {
+		if got := MillisOf(tt.in); got != tt.want {
+			t.Errorf("MillisOf(%v) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestMillisRoundTrip: a whole number of milliseconds, as every server
+// states a retry-after, survives MillisOf and Duration unchanged, and any
+// duration moves by at most half a millisecond.
+func TestMillisRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 10_000 {
+		ms := time.Duration(r.Int64N(int64(math.MaxInt32))) * time.Millisecond
+		if got := MillisOf(ms).Duration(); got != ms {
+			t.Fatalf("MillisOf(%v).Duration() = %v", ms, got)
+		}
+		d := time.Duration(r.Int64N(int64(math.MaxInt32) * int64(time.Millisecond)))
+		if got := MillisOf(d).Duration(); (got-d).Abs() > time.Millisecond/2 && !(d < time.Millisecond/2 && got == time.Millisecond) {
+			t.Fatalf("MillisOf(%v).Duration() = %v, off by more than half a millisecond", d, got)
+		}
+	}
 }

@@ -71,14 +71,14 @@ func RetriedNonRetryable(tl *timeline.Timeline) ([]analyze.RetriedError, analyze
 			if e.Outcome == timeline.OutcomeNonRetryable {
 				key := codeKey{e.ErrorCode, 0}
 				if e.ErrorCode == timeline.NoSym {
-					key.status = e.Status
+					key.status = int32(e.Status)
 				}
 				t := byCode[key]
 				if t == nil {
-					t = &tally{status: e.Status, first: idx[k]}
+					t = &tally{status: int32(e.Status), first: idx[k]}
 					byCode[key] = t
 				} else if idx[k] < t.first {
-					t.status, t.first = e.Status, idx[k]
+					t.status, t.first = int32(e.Status), idx[k]
 				}
 				t.errors++
 				if k+1 < hi {

@@ -48,7 +48,7 @@ func TestHandleMs(t *testing.T) {
 		var out []timeline.Event
 		for i := range n {
 			at := start + spread*float64(i)/float64(max(1, n-1))
-			e := timeline.Event{Layer: timeline.LayerCall, Class: timeline.ClassBatch, QueueAttempt: qa,
+			e := timeline.Event{Layer: timeline.LayerCall, Class: timeline.ClassBatch, QueueAttempt: timeline.Small(qa),
 				Start: int64(at * float64(s)), Outcome: timeline.OutcomeThrottled}
 			if i < ok {
 				e.Outcome = timeline.OutcomeOK
@@ -85,7 +85,7 @@ func TestHandleMs(t *testing.T) {
 func TestFirstWaveMs(t *testing.T) {
 	const ms = int64(time.Millisecond)
 	call := func(qa, attempts int32, ok bool, start, durMs int64) timeline.Event {
-		e := timeline.Event{Layer: timeline.LayerCall, Class: timeline.ClassBatch, QueueAttempt: qa, Attempts: attempts,
+		e := timeline.Event{Layer: timeline.LayerCall, Class: timeline.ClassBatch, QueueAttempt: timeline.Small(qa), Attempts: timeline.Small(attempts),
 			Start: start, End: start + durMs*ms, Outcome: timeline.OutcomeThrottled}
 		if ok {
 			e.Outcome = timeline.OutcomeOK

@@ -382,7 +382,7 @@ func width(v []float64) float64 {
 func TestRetriedNonRetryable(t *testing.T) {
 	ev := func(start int64, task string, status int32, code string) timeline.Event {
 		return timeline.Event{Start: start * 1e9, Layer: timeline.LayerHTTP, Class: timeline.ClassBatch,
-			Status: status, ErrorCode: timeline.Intern(code), Outcome: timeline.Classify(status, code), TaskID: timeline.Intern(task)}
+			Status: timeline.Small(status), ErrorCode: timeline.Intern(code), Outcome: timeline.Classify(timeline.Small(status), code), TaskID: timeline.Intern(task)}
 	}
 	tl := &timeline.Timeline{Events: []timeline.Event{
 		// t1: a validation error retried twice: 2 wasted attempts.
