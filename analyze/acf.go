@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"sync"
 
 	"gonum.org/v1/gonum/dsp/fourier"
 )
@@ -522,9 +523,47 @@ func surrogateThresholdsOf(series []float64, prepare func([]float64) []float64, 
 		oFull, oSub := float64(max(kHiF-kLoF+1, 3)), float64(max(kHi-kLo+1, 3))
 		pgScale = float64(mSub) / float64(mFull) * math.Log(oFull) / math.Log(oSub)
 	}
-	sub := make([]float64, m)
-	peaks := make([]float64, 0, n)
-	powers := make([]float64, 0, n)
+	peaks := make([]float64, n)
+	powers := make([]float64, n)
+	measure := func(eng *acfEngine, s int, sub []float64) {
+		peaks[s] = maxACF(eng.acf(decimate(prepare(sub), step)), lo, subHi) * scale
+		best := 0.0
+		for _, v := range harmonicPower(eng.pow, kLo, kHi) {
+			best = max(best, v)
+		}
+		powers[s] = best * pgScale
+	}
+	// The shuffles are drawn here, one after another, so that a seed gives
+	// the same surrogates however many cores measure them; the FFTs, most
+	// of the cost, run on every core. Each worker has its own engine and a
+	// shuffle's copy of the sample, handed back once measured.
+	workers := min(cores(), n)
+	type job struct {
+		s   int
+		sub []float64
+	}
+	jobs := make(chan job)
+	free := make(chan []float64, workers+1)
+	for range workers + 1 {
+		free <- make([]float64, m)
+	}
+	var wg sync.WaitGroup
+	for w := range workers - 1 {
+		own := eng
+		if w > 0 {
+			own = newACFEngine(md)
+		}
+		wg.Go(func() {
+			for j := range jobs {
+				measure(own, j.s, j.sub)
+				free <- j.sub
+			}
+		})
+	}
+	last := eng
+	if workers > 1 {
+		last = newACFEngine(md)
+	}
 	for s := 0; s < n; s++ {
 		// Partial Fisher-Yates: the first m slots become a uniform random
 		// sample in random order.
@@ -532,14 +571,23 @@ func surrogateThresholdsOf(series []float64, prepare func([]float64) []float64, 
 			j := i + rng.IntN(len(x)-i)
 			x[i], x[j] = x[j], x[i]
 		}
+		sub := <-free
 		copy(sub, x[:m])
-		peaks = append(peaks, maxACF(eng.acf(decimate(prepare(sub), step)), lo, subHi)*scale)
-		best := 0.0
-		for _, v := range harmonicPower(eng.pow, kLo, kHi) {
-			best = max(best, v)
+		if workers == 1 {
+			measure(last, s, sub)
+			free <- sub
+			continue
 		}
-		powers = append(powers, best*pgScale)
+		select {
+		case jobs <- job{s, sub}:
+		default:
+			// Every worker is busy: this goroutine measures it itself.
+			measure(last, s, sub)
+			free <- sub
+		}
 	}
+	close(jobs)
+	wg.Wait()
 	sort.Float64s(peaks)
 	sort.Float64s(powers)
 	return significance{acf: percentileSorted(peaks, 0.99), periodogram: percentileSorted(powers, 0.99)}

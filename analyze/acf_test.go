@@ -3,6 +3,7 @@ package analyze
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sort"
 	"testing"
@@ -968,5 +969,38 @@ func TestLongestSlotRun(t *testing.T) {
 				t.Errorf("run %d, want %d", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestSurrogatesAlikeOnAnyCores: the shuffles are drawn in one order and
+// only measured in parallel, so a seed gives the same thresholds on one
+// core as on several.
+func TestSurrogatesAlikeOnAnyCores(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	prepare := func(x []float64) []float64 { return centre(boxSmooth(x, 2)) }
+	tests := []struct {
+		name             string
+		bins, n, maxBins int
+		step             int
+	}{
+		{"short", 300, 49, maxSurrogateBins, 1},
+		{"sampled", 5000, 19, 1024, 1},
+		{"decimated", 4000, 19, maxSurrogateBins, 3},
+		{"one shuffle", 200, 1, maxSurrogateBins, 1},
+	}
+	for _, tt := range tests {
+		series := make([]float64, tt.bins)
+		for i := range series {
+			series[i] = float64(rng.IntN(20))
+		}
+		lo, hi := 3, tt.bins/(2*tt.step)
+		prev := runtime.GOMAXPROCS(1)
+		one := surrogateThresholdsOf(series, prepare, lo, hi, tt.n, 7, tt.maxBins, tt.step)
+		runtime.GOMAXPROCS(max(prev, 4))
+		many := surrogateThresholdsOf(series, prepare, lo, hi, tt.n, 7, tt.maxBins, tt.step)
+		runtime.GOMAXPROCS(prev)
+		if one != many {
+			t.Errorf("%s: %+v on one core, %+v on several", tt.name, one, many)
+		}
 	}
 }

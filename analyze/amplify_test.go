@@ -49,12 +49,12 @@ func TestAmplify(t *testing.T) {
 			if a.Tasks != tc.tasks || a.Requests != tc.requests || a.Billed != tc.billed {
 				t.Errorf("tasks/requests/billed = %d/%d/%d, want %d/%d/%d", a.Tasks, a.Requests, a.Billed, tc.tasks, tc.requests, tc.billed)
 			}
-			if !close(a.Product, tc.product) || a.Exact != tc.exact {
+			if !near(a.Product, tc.product) || a.Exact != tc.exact {
 				t.Errorf("product %v exact %v, want %v %v", a.Product, a.Exact, tc.product, tc.exact)
 			}
 			// The product of the means is attempts per task when every
 			// attempt belongs to a task.
-			if !close(a.Product, float64(a.Requests)/float64(a.Tasks)) {
+			if !near(a.Product, float64(a.Requests)/float64(a.Tasks)) {
 				t.Errorf("product %v != requests/tasks %v", a.Product, float64(a.Requests)/float64(a.Tasks))
 			}
 			if len(a.Layers) != len(tc.layers) {
@@ -62,7 +62,7 @@ func TestAmplify(t *testing.T) {
 			}
 			for i, want := range tc.layers {
 				got := a.Layers[i]
-				if got.Name != want.name || got.Units != want.units || !close(got.Mean, want.mean) || got.Max != want.max ||
+				if got.Name != want.name || got.Units != want.units || !near(got.Mean, want.mean) || got.Max != want.max ||
 					got.Exact != want.exact || got.Capped != want.capped || got.Cap != want.cap {
 					t.Errorf("layer %d = %+v\nwant %+v", i, got, want)
 				}

@@ -127,7 +127,7 @@ func TestReconcile(t *testing.T) {
 			if !strings.HasPrefix(r.App.Source, tc.appSource) {
 				t.Errorf("App.Source = %q, want prefix %q", r.App.Source, tc.appSource)
 			}
-			if !close(r.AttemptsPerCall, tc.apc) {
+			if !near(r.AttemptsPerCall, tc.apc) {
 				t.Errorf("AttemptsPerCall = %v, want %v", r.AttemptsPerCall, tc.apc)
 			}
 			if r.ThrottledRecovered != tc.recovered || r.ThrottledInFailedCalls != tc.inFailed || r.ThrottledUnjoined != tc.unjoined {
@@ -250,7 +250,7 @@ func TestThrottledSplitInvariant(t *testing.T) {
 			t.Fatalf("iteration %d: outcomes do not sum to attempts: %+v", iter, r.HTTP)
 		}
 		// The rates' ranges hold what the unknown outcomes could be.
-		if h := r.HTTP; h.Unknown > 0 && !close(h.ThrottleRateMax, float64(h.Throttled+h.Unknown)/float64(h.Attempts)) {
+		if h := r.HTTP; h.Unknown > 0 && !near(h.ThrottleRateMax, float64(h.Throttled+h.Unknown)/float64(h.Attempts)) {
 			t.Fatalf("iteration %d: throttle rate range %v to %v for %+v", iter, h.ThrottleRate, h.ThrottleRateMax, h)
 		}
 		if a := r.App; a.Failed+a.Unknown > a.Calls || (a.Unknown > 0 && a.ErrorRateMax < a.ErrorRate) {
@@ -258,8 +258,6 @@ func TestThrottledSplitInvariant(t *testing.T) {
 		}
 	}
 }
-
-func close(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
 
 func containsSubstr(list []string, sub string) bool {
 	for _, s := range list {
