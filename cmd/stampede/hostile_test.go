@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"os/exec"
@@ -495,9 +496,13 @@ func TestSignalAtStart(t *testing.T) {
 	if testing.Short() {
 		trials = 22
 	}
+	// The signals are spread over twice the time the handler takes to be
+	// in place here, at least 10 ms: on a loaded machine start-up takes
+	// longer, and signals all sent before it would test nothing.
+	span := max(10*time.Millisecond, 2*timeToHandler(t, bin))
 	var afterInit, killed int
 	for i := range trials {
-		delay := time.Duration(i%11) * time.Millisecond
+		delay := time.Duration(i%11) * span / 10
 		cmd := exec.Command(bin, "analyze", "-")
 		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 		stdin, err := cmd.StdinPipe()
@@ -544,6 +549,35 @@ func TestSignalAtStart(t *testing.T) {
 	if afterInit < trials/4 {
 		t.Errorf("only %d of %d signals came after the handler: too few to tell", afterInit, trials)
 	}
+}
+
+// timeToHandler is how long after its start a run of bin had its signal
+// handler in place, as the initialisation trace says: the slowest of
+// three runs.
+func timeToHandler(t *testing.T, bin string) time.Duration {
+	t.Helper()
+	var slowest time.Duration
+	for range 3 {
+		cmd := exec.Command(bin, "analyze", "-")
+		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+		stdin, err := cmd.StdinPipe()
+		must(t, err)
+		stderr, err := cmd.StderrPipe()
+		must(t, err)
+		start := time.Now()
+		must(t, cmd.Start())
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), interruptInit) {
+				slowest = max(slowest, time.Since(start))
+				break
+			}
+		}
+		stdin.Close()
+		io.Copy(io.Discard, stderr)
+		cmd.Wait()
+	}
+	return slowest
 }
 
 func tail(s string) string {
