@@ -1008,6 +1008,8 @@ func TestBurstGridPeriod(t *testing.T) {
 		{name: "three waves are too few", at: []float64{0, 256, 512}, bin: 1},
 		{name: "a burst off the grid", at: []float64{0, 100, 200, 300, 350}, bin: 1},
 		{name: "no four periods in a row", at: []float64{0, 100, 200, 400, 500}, bin: 1},
+		// Two storms, or one grid whose phase slips by a third of a period.
+		{name: "two segments out of phase", at: []float64{0, 100, 200, 333, 433, 533}, bin: 1},
 		// 1.5 s of stamps is 17% of a 9 s period: any bursts fit some grid.
 		{name: "a period too short for whole seconds", at: []float64{0, 9, 18, 27, 36}, bin: 1},
 		{name: "the same period stamped finer", at: []float64{0, 9, 18, 27, 36}, bin: 0.1, want: 9, wantOn: 5},

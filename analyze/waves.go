@@ -3245,7 +3245,8 @@ func longestSlotRun(centresNs []float64, onGrid []bool, strayIdx []int, shared b
 }
 
 // burstGridPeriod is the period of the bursts (centres in ns) when every
-// one of them sits on one grid, minGridOnly or more periods in a row: the
+// one of them sits on one grid of one phase, minGridOnly or more periods
+// in a row: the
 // grid through the shortest gap between neighbours (at least minLag
 // seconds), refined through the bursts. The gap must be long enough for
 // the grid test to tell (gridChance): with stamps as coarse as a few per
@@ -3264,6 +3265,16 @@ func burstGridPeriod(centresNs []float64, binWidth, minLag float64) (float64, []
 	lag, on, members := refinePeriodGrid(gap, binWidth, centresNs)
 	if on < len(centresNs) || longestSlotRun(centresNs, members, nil, false, lag) < minGridOnly {
 		return 0, nil, false
+	}
+	// One grid, not segments of several phases (refinePeriodGrid allows
+	// those for a wave held back): a storm replayed keeps one phase, and
+	// the grid test cannot judge several.
+	tol := max(gridTolerance*lag, 1.5*binWidth)
+	for _, c := range centresNs {
+		d := (c - centresNs[0]) / 1e9
+		if math.Abs(d-math.Round(d/lag)*lag) > tol {
+			return 0, nil, false
+		}
 	}
 	return lag, members, true
 }
