@@ -239,6 +239,24 @@ func TestStrayBursts(t *testing.T) {
 			bursts: []burst{{0, 4, true}, {270, 4, false}, {600, 1.5, true}, {870, 30, false}, {1200, 4, true}}, want: 0},
 		{name: "a burst many times wider than the wave it would retry", period: 600, comb: 270, binWidth: 0.1,
 			bursts: []burst{{0, 4, true}, {300, 120, false}, {600, 1.5, true}, {870, 30, false}, {1200, 4, true}}, want: 1},
+		// Whole-second stamps widen a sharp retry's window by 1.5 s either
+		// side, to more than a 5 s spacing: its centre still places it,
+		// within a bin of its comb point (accuracy streams 1705, 1712).
+		{name: "whole-second retries two bins wide, a 5 s comb", period: 19.35, comb: 4.96, binWidth: 1,
+			bursts: []burst{{0, 1, true}, {5.1, 1, false}, {10.2, 1, false}, {15.4, 2, false}, {19.2, 1, true}, {24.5, 2, false},
+				{29.6, 2, false}, {34.7, 2, false}, {38.6, 2, true}}, want: 0},
+		{name: "a whole-second burst two bins wide between comb points", period: 19.35, comb: 4.96, binWidth: 1,
+			bursts: []burst{{0, 1, true}, {5.1, 1, false}, {12.6, 2, false}, {19.2, 1, true}, {24.5, 1, false}, {38.6, 1, true}}, want: 1},
+		// Without a comb, the retries at one offset from every wave share
+		// it, and a wave whose two attempts merged into one burst spans
+		// its grid point and that offset: part of the waves, not a stray
+		// (accuracy stream 1714).
+		{name: "a wave's two attempts merged, the others apart", period: 23.4, binWidth: 1,
+			bursts: []burst{{0, 0.5, true}, {6, 0.5, false}, {23.4, 0.5, true}, {29.4, 0.5, false}, {49.8, 7, false},
+				{70.2, 0.5, true}, {76.2, 0.5, false}, {93.6, 0.5, true}, {99.6, 0.5, false}}, want: 0},
+		{name: "a wide burst off the grid that spans no retry", period: 23.4, binWidth: 1,
+			bursts: []burst{{0, 0.5, true}, {6, 0.5, false}, {23.4, 0.5, true}, {29.4, 0.5, false}, {56.5, 7, false},
+				{70.2, 0.5, true}, {76.2, 0.5, false}, {93.6, 0.5, true}, {99.6, 0.5, false}}, want: 5},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1002,5 +1020,57 @@ func TestSurrogatesAlikeOnAnyCores(t *testing.T) {
 		if one != many {
 			t.Errorf("%s: %+v on one core, %+v on several", tt.name, one, many)
 		}
+	}
+}
+
+// TestBurstGridPeriod pins when the bursts make a period of their own:
+// every one on the grid through the shortest gap, four or more periods in
+// a row, the gap long enough against the stamps for the grid to mean
+// anything.
+func TestBurstGridPeriod(t *testing.T) {
+	tests := []struct {
+		name   string
+		at     []float64 // seconds
+		bin    float64
+		want   float64 // 0: no period
+		wantOn int
+	}{
+		// Accuracy stream 1711: a period with no wave between the fourth
+		// and the last still leaves four in a row.
+		{name: "four waves in a row and a late one", at: []float64{0, 256, 512, 768, 1280}, bin: 1, want: 256, wantOn: 5},
+		{name: "four waves a whole-second period apart", at: []float64{0, 95.7, 191.5, 287}, bin: 1, want: 95.7, wantOn: 4},
+		{name: "three waves are too few", at: []float64{0, 256, 512}, bin: 1},
+		{name: "a burst off the grid", at: []float64{0, 100, 200, 300, 350}, bin: 1},
+		{name: "no four periods in a row", at: []float64{0, 100, 200, 400, 500}, bin: 1},
+		// Two storms, or one grid whose phase slips by a third of a period.
+		{name: "two segments out of phase", at: []float64{0, 100, 200, 333, 433, 533}, bin: 1},
+		// 1.5 s of stamps is 17% of a 9 s period: any bursts fit some grid.
+		{name: "a period too short for whole seconds", at: []float64{0, 9, 18, 27, 36}, bin: 1},
+		{name: "the same period stamped finer", at: []float64{0, 9, 18, 27, 36}, bin: 0.1, want: 9, wantOn: 5},
+		{name: "a gap under the shortest period", at: []float64{0, 1.5, 3, 4.5}, bin: 0.1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			centres := make([]float64, len(tc.at))
+			for i, a := range tc.at {
+				centres[i] = (100 + a) * 1e9
+			}
+			got, on, ok := burstGridPeriod(centres, tc.bin, 2)
+			if tc.want == 0 {
+				if ok {
+					t.Errorf("period %.2f s, want none", got)
+				}
+				return
+			}
+			n := 0
+			for _, m := range on {
+				if m {
+					n++
+				}
+			}
+			if !ok || math.Abs(got-tc.want) > 0.01*tc.want || n != tc.wantOn {
+				t.Errorf("period %.2f s (ok %v, %d on the grid), want %.2f s with %d", got, ok, n, tc.want, tc.wantOn)
+			}
+		})
 	}
 }

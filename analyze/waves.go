@@ -277,6 +277,9 @@ type periodResult struct {
 	// curveStep bins; the detector's own buffer is copied into it.
 	curve     []float64
 	curveStep int
+	// rawACF is the ACF at every lag in bins, kept when curve becomes an
+	// outer period's smoothed one.
+	rawACF []float64
 }
 
 const (
@@ -285,6 +288,9 @@ const (
 	// sourceGroups: the period of groups of bursts that repeat at a
 	// shorter lag, the retry comb inside each wave.
 	sourceGroups = "burst groups"
+	// sourceBursts: the period of the bursts themselves, every one on its
+	// grid, where the ACF's own lag is no period.
+	sourceBursts = "bursts"
 )
 
 // detectPeriod runs baseline removal, the FFT periodogram and
@@ -318,6 +324,7 @@ func detectPeriod(counts []float64, minLag int, seed uint64) periodResult {
 	kLo, kHi := freqBand(m, minLag, maxLag)
 	hs := harmonicPower(eng.pow, kLo, kHi)
 	pr.curve, pr.curveStep = append([]float64(nil), r[:maxLag+1]...), 1
+	pr.rawACF = pr.curve
 	surrogates := 49
 	if n > 1<<14 {
 		surrogates = 19
@@ -978,10 +985,14 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		case grows:
 			w.Rejected, w.Outgrown = rejectedGrowth, []int64{w.Waves[smaller].Size, w.Waves[larger].Size}
 		}
+		// Every burst is on the grid, or at one offset from it with as
+		// many waves: each wave's retry, a second grid beside the first.
+		allOnGrids := onGrid == len(centres)
 		if shared && len(strayIdx) >= minRepeats {
 			// Retries at one offset from every wave are a grid of their
 			// own, as a comb of two attempts makes: structure, not bursts
 			// that might have lined up by chance.
+			allOnGrids = allOnGrids || onGrid+len(strayIdx) == len(centres)
 			strayIdx = nil
 		}
 		if w.Periodic && len(strayIdx) > 0 && pr.acf <= strongGridACF*pr.threshold {
@@ -998,13 +1009,43 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		}
 		if w.Periodic {
 			w.PeriodEvidence = evidenceACF
-		} else if pr.acf <= pr.threshold && pr.acf > gridACFShare*pr.threshold && onGrid-clumps >= minGridOnly && onGrid == len(centres) && sharp && apart && inRow && !grows {
+		} else if pr.acf <= pr.threshold && pr.acf > gridACFShare*pr.threshold && onGrid-clumps >= minGridOnly && allOnGrids && sharp && apart && inRow && !grows {
 			// A short series (a few waves stamped to the whole second)
 			// gives the shuffled-bin test little room: its threshold is
 			// high, and a period that is not a whole number of bins splits
 			// the ACF's peak between two lags. Every burst keeping to one
-			// grid is evidence of its own there.
+			// grid (or to it and its retries' grid) is evidence of its own
+			// there.
 			w.Periodic, w.PeriodEvidence = true, evidenceGrid
+		} else if lag, on, ok := burstGridPeriod(centres, seconds(bw), w.MinLag); ok {
+			// The ACF's lag is no period, yet every burst keeps to a grid
+			// of its own: a storm of few waves stamped to the whole second
+			// over a long quiet span, whose background (a bin each second)
+			// outweighs the waves in the ACF. The bursts are evidence
+			// enough when they are one storm replayed (four or more
+			// periods in a row, none outgrowing an earlier one, sharp and
+			// apart), the ACF agrees in sign, and random bursts seldom
+			// line up as well. An ACF over its threshold at that lag is
+			// no such dilution: its own tests judged the lag.
+			k := int(math.Round(lag / seconds(bw)))
+			gridAgrees := k < len(pr.rawACF) && pr.rawACF[k] > 0 && pr.rawACF[k] <= pr.threshold
+			_, _, outgrows := outgrowsSurvivors(w.Waves, on, 1)
+			storm := holdsStormWave(w.Waves, on) && !outgrows && len(centres)-outgrownClumps(w.Waves, on) >= minGridOnly
+			sharpOn := sharpWaves(w.Waves, on, lag, 0, seconds(bw))
+			apartOn := true
+			for i := range on {
+				apartOn = apartOn && w.Waves[i].Width <= lag
+			}
+			if gridAgrees && storm && sharpOn && apartOn {
+				chance := gridChance(centres, on, lag, seconds(bw), float64(mergeGap)*seconds(bw), w.MinLag, opt.Seed)
+				if chance <= maxGridChance {
+					w.Periodic, w.PeriodEvidence, w.Rejected = true, evidenceGrid, ""
+					w.BestLag, w.OnGrid, w.GridChance, w.MaxGridChance = lag, len(centres), &chance, maxGridChance
+					w.ACF, w.Significance, w.CandidateSource = pr.rawACF[k], ratio(pr.rawACF[k], pr.threshold), sourceBursts
+					pr.intraSpacing, pr.intraACF, pr.intraThreshold = 0, 0, 0
+					pr.lag, pr.acf, pr.curve, pr.curveStep = lag/seconds(bw), pr.rawACF[k], pr.rawACF, 1
+				}
+			}
 		}
 		if w.Periodic {
 			w.Period = w.BestLag
@@ -1662,7 +1703,7 @@ func strays(centresNs []float64, waves []Wave, onGrid []bool, period, comb, binW
 		if onGrid[i] {
 			continue
 		}
-		if comb > 0 && period > 0 && combExplains(centresNs, waves, onGrid, i, period, comb, step, tol) {
+		if comb > 0 && period > 0 && combExplains(centresNs, waves, onGrid, i, period, comb, step, tol, binWidth) {
 			continue
 		}
 		offset := 0.0
@@ -1677,13 +1718,63 @@ func strays(centresNs []float64, waves []Wave, onGrid []bool, period, comb, binW
 	// such as a retry-after comb of two attempts: they repeat at the
 	// period too. Bursts at random times scatter over the period.
 	if len(offsets) >= 2 && period > 0 {
-		sort.Float64s(offsets)
-		spread := offsets[len(offsets)-1] - offsets[0]
-		if spread <= max(gridTolerance/2*period, 1.5*binWidth) {
+		limit := max(gridTolerance/2*period, 1.5*binWidth)
+		sorted := append([]float64(nil), offsets...)
+		sort.Float64s(sorted)
+		if sorted[len(sorted)-1]-sorted[0] <= limit {
 			return idx, true
+		}
+		if comb == 0 {
+			if kept, ok := mergedPairs(centresNs, waves, onGrid, idx, offsets, period, limit, 1.5*binWidth); ok {
+				return kept, true
+			}
 		}
 	}
 	return idx, false
+}
+
+// mergedPairs drops from the strays (idx, at offsets from the grid) the
+// waves whose two attempts merged into one burst, where the others share
+// one offset: such a burst lies between its grid point and its retry's,
+// off both, and spans the two. It keeps the strays at the shared offset
+// (the median one, with at least two there); ok is false unless every
+// other stray spans a pair.
+func mergedPairs(centresNs []float64, waves []Wave, onGrid []bool, idx []int, offsets []float64, period, limit, tol float64) ([]int, bool) {
+	sorted := append([]float64(nil), offsets...)
+	sort.Float64s(sorted)
+	shared := sorted[len(sorted)/2]
+	var kept []int
+	for k, i := range idx {
+		if math.Abs(offsets[k]-shared) <= limit {
+			kept = append(kept, i)
+			continue
+		}
+		w := waves[i]
+		before, ok := gridPointBefore(centresNs, onGrid, centresNs[i]/1e9, period)
+		if !ok || w.Width > period/2 {
+			return nil, false
+		}
+		lo := float64(w.Start.UnixNano())/1e9 - tol
+		hi := lo + w.Width + 2*tol
+		covers := func(t float64) bool { return t >= lo && t <= hi }
+		// The retry follows its grid point by the offset, or the grid
+		// runs through the retries and the first attempt precedes the
+		// next point by the period less the offset.
+		if !covers(before+shared) || !(covers(before) || covers(before+period)) {
+			return nil, false
+		}
+	}
+	if len(kept) < 2 || len(kept) == len(idx) {
+		return nil, false
+	}
+	// As tightly as when no wave merged.
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for k, i := range idx {
+		if slices.Contains(kept, i) {
+			lo, hi = min(lo, offsets[k]), max(hi, offsets[k])
+		}
+	}
+	return kept, hi-lo <= limit
 }
 
 // sharpWaves reports whether the waves on the grid look like one wave
@@ -1734,7 +1825,7 @@ func gridPointBefore(centresNs []float64, onGrid []bool, t, period float64) (flo
 // without a wave on the grid is one period on from the nearest wave that
 // is; a burst from such a point within the grid's span needs another of
 // its wave's attempts beside it (attemptsOfAWave).
-func combExplains(centresNs []float64, waves []Wave, onGrid []bool, self int, period, comb, step, tol float64) bool {
+func combExplains(centresNs []float64, waves []Wave, onGrid []bool, self int, period, comb, step, tol, binWidth float64) bool {
 	w := waves[self]
 	if w.Width > period/2 {
 		// A wave's attempts span at most half the period, or the waves
@@ -1758,11 +1849,25 @@ func combExplains(centresNs []float64, waves []Wave, onGrid []bool, self int, pe
 			return true
 		}
 	}
-	if hi-lo >= step*comb || w.Width >= step*comb/2 {
-		// A burst spanning a whole step holds one of its points whatever
-		// its time, and one spanning half a step does so half the time;
-		// a retry's burst is as sharp as its wave's first attempts.
+	if w.Width >= step*comb/2 {
+		// A burst spanning half a step holds one of its points half the
+		// time whatever its time; a retry's burst is as sharp as its
+		// wave's first attempts.
 		return false
+	}
+	if hi-lo >= step*comb {
+		// The tolerance either side widens even a sharp burst to a whole
+		// step where stamps are as coarse as a few per cent of the
+		// spacing (whole seconds under a 5 s retry-after), and such a
+		// window holds a point wherever the burst falls. The burst's
+		// centre still places it: its stamps and those of the wave it
+		// is measured from are truncated alike, so it sits within a bin
+		// of its point.
+		c := centresNs[self] / 1e9
+		lo, hi = c-binWidth, c+binWidth
+		if hi-lo >= step*comb {
+			return false
+		}
 	}
 	// Retries may follow their wave by most of the period: a retry-after
 	// rounded up, or a requeue shorter than it, leaves the next wave only
@@ -3137,6 +3242,41 @@ func longestSlotRun(centresNs []float64, onGrid []bool, strayIdx []int, shared b
 		best, prevSlot, prevT = max(best, run), slot, t
 	}
 	return best
+}
+
+// burstGridPeriod is the period of the bursts (centres in ns) when every
+// one of them sits on one grid of one phase, minGridOnly or more periods
+// in a row: the
+// grid through the shortest gap between neighbours (at least minLag
+// seconds), refined through the bursts. The gap must be long enough for
+// the grid test to tell (gridChance): with stamps as coarse as a few per
+// cent of it, any bursts are near some grid.
+func burstGridPeriod(centresNs []float64, binWidth, minLag float64) (float64, []bool, bool) {
+	if len(centresNs) < minGridOnly {
+		return 0, nil, false
+	}
+	gap := math.Inf(1)
+	for i := 1; i < len(centresNs); i++ {
+		gap = min(gap, (centresNs[i]-centresNs[i-1])/1e9)
+	}
+	if gap < minLag || 3*binWidth/2 > gridTolerance*gap {
+		return 0, nil, false
+	}
+	lag, on, members := refinePeriodGrid(gap, binWidth, centresNs)
+	if on < len(centresNs) || longestSlotRun(centresNs, members, nil, false, lag) < minGridOnly {
+		return 0, nil, false
+	}
+	// One grid, not segments of several phases (refinePeriodGrid allows
+	// those for a wave held back): a storm replayed keeps one phase, and
+	// the grid test cannot judge several.
+	tol := max(gridTolerance*lag, 1.5*binWidth)
+	for _, c := range centresNs {
+		d := (c - centresNs[0]) / 1e9
+		if math.Abs(d-math.Round(d/lag)*lag) > tol {
+			return 0, nil, false
+		}
+	}
+	return lag, members, true
 }
 
 // combPartner reports whether another burst within half a period of burst

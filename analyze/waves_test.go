@@ -665,6 +665,38 @@ func TestPeriodOfHardStorms(t *testing.T) {
 		{name: "wire only: four attempts 5.3 s apart, a requeue of 2.2 s",
 			in: incident{sizes: []int{166, 67, 27, 11}, width: ms(558), requeue: ms(1957), jitter: ms(59),
 				attempts: 4, retryAfter: 5 * time.Second, attemptTime: ms(268), background: 0.129, wholeSeconds: true, wireOnly: true, seed: 50}},
+		// Whole-second stamps under a 5 s retry-after: retries two bins
+		// wide are placed by their centres (accuracy streams 1705, 1712).
+		{name: "wire only: four attempts 5.1 s apart, whole seconds, a 3.8 s requeue",
+			in: incident{sizes: []int{132, 72, 39, 21, 12, 6, 3, 2, 1, 1}, width: ms(1753), requeue: ms(3795), jitter: ms(29),
+				attempts: 4, retryAfter: 5 * time.Second, attemptTime: ms(140), background: 0.297, wholeSeconds: true, wireOnly: true, seed: 241}},
+		{name: "wire only: four attempts 5.1 s apart, whole seconds, slow decay",
+			in: incident{sizes: []int{207, 178, 152, 131, 112, 97, 83}, width: ms(1832), requeue: ms(4356),
+				attempts: 4, retryAfter: 5 * time.Second, attemptTime: ms(117), background: 1.02, wholeSeconds: true, wireOnly: true, seed: 291}},
+		// Two attempts 6 s apart, one wave's merged into one burst between
+		// its grid point and its retry's (accuracy streams 1714, 1700).
+		{name: "wire only: two attempts 6 s apart, one wave merged",
+			in: incident{sizes: []int{69, 44, 29, 18, 12, 8, 5, 3, 2}, width: ms(503), requeue: ms(17149), jitter: ms(30),
+				attempts: 2, retryAfter: 6 * time.Second, attemptTime: ms(118), background: 0.037, wholeSeconds: true, wireOnly: true, seed: 245}},
+		{name: "wire only: two attempts 5 s apart, one wave merged",
+			in: incident{sizes: []int{56, 25, 11, 5, 2, 1}, width: ms(729), requeue: ms(13178), jitter: ms(70),
+				attempts: 2, retryAfter: 5 * time.Second, attemptTime: ms(207), background: 0.073, wholeSeconds: true, wireOnly: true, seed: 255}},
+		// Four waves and their retries 86 s later, every burst on one of
+		// the two grids, the ACF no more than at its threshold (accuracy
+		// stream 1733).
+		{name: "wire only: two attempts 86 s apart, whole seconds, a weak ACF",
+			in: incident{sizes: []int{56, 26, 12, 6, 3, 1, 1, 0}, width: 337189284, requeue: 114490379689, jitter: 116916187,
+				attempts: 2, retryAfter: 86 * time.Second, attemptTime: 298139393, background: 0.9654206959254443, wholeSeconds: true, wireOnly: true, seed: 281}},
+		// A few sharp waves stamped to the whole second over a long quiet
+		// span: a bin a second of background outweighs them in the ACF,
+		// while the bursts keep to their grid (accuracy streams 1711,
+		// 1704).
+		{name: "SDK log: four waves 256 s apart, whole seconds",
+			in: incident{sizes: []int{41, 23, 13, 8, 4, 2}, width: ms(368), requeue: ms(255910), jitter: ms(139),
+				attempts: 1, attemptTime: ms(141), background: 0.453, wholeSeconds: true, seed: 80}},
+		{name: "wire only: five waves 96 s apart, whole seconds",
+			in: incident{sizes: []int{104, 48, 22, 10, 5, 2, 1}, width: ms(1054), requeue: ms(95613), jitter: ms(203),
+				attempts: 1, attemptTime: ms(95), background: 0.96, wholeSeconds: true, wireOnly: true, seed: 235}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
