@@ -477,6 +477,10 @@ func maxACF(r []float64, lo, hi int) float64 {
 // significance test costs the same on a day of 100 ms bins as on an hour.
 const maxSurrogateBins = 1 << 16
 
+// minParallelSurrogateBins is the shortest sample whose surrogates are
+// measured on several cores.
+const minParallelSurrogateBins = 1 << 12
+
 // significance holds the surrogate thresholds of both statistics.
 type significance struct {
 	acf, periodogram float64
@@ -538,6 +542,11 @@ func surrogateThresholdsOf(series []float64, prepare func([]float64) []float64, 
 	// of the cost, run on every core. Each worker has its own engine and a
 	// shuffle's copy of the sample, handed back once measured.
 	workers := min(cores(), n)
+	if m < minParallelSurrogateBins {
+		// A short series' FFTs cost less than a second engine and the
+		// goroutines that would share them.
+		workers = 1
+	}
 	type job struct {
 		s   int
 		sub []float64

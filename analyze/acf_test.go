@@ -1002,8 +1002,8 @@ func TestSurrogatesAlikeOnAnyCores(t *testing.T) {
 		step             int
 	}{
 		{"short", 300, 49, maxSurrogateBins, 1},
-		{"sampled", 5000, 19, 1024, 1},
-		{"decimated", 4000, 19, maxSurrogateBins, 3},
+		{"sampled", 20000, 19, 8192, 1},
+		{"decimated", 6000, 19, maxSurrogateBins, 3},
 		{"one shuffle", 200, 1, maxSurrogateBins, 1},
 	}
 	for _, tt := range tests {
