@@ -503,13 +503,7 @@ func TestSignalAtStart(t *testing.T) {
 	var afterInit, killed int
 	for i := range trials {
 		delay := time.Duration(i%11) * span / 10
-		cmd := exec.Command(bin, "analyze", "-")
-		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
-		stdin, err := cmd.StdinPipe()
-		must(t, err)
-		stderr, err := cmd.StderrPipe()
-		must(t, err)
-		must(t, cmd.Start())
+		cmd, stdin, stderr := startTraced(t, bin)
 		start := time.Now()
 		var initAt atomic.Int64 // since start, once the line was read
 		var text strings.Builder
@@ -551,6 +545,20 @@ func TestSignalAtStart(t *testing.T) {
 	}
 }
 
+// startTraced starts `bin analyze -` with the initialisation trace on,
+// its standard input and error piped.
+func startTraced(t *testing.T, bin string) (*exec.Cmd, io.WriteCloser, io.ReadCloser) {
+	t.Helper()
+	cmd := exec.Command(bin, "analyze", "-")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	stdin, err := cmd.StdinPipe()
+	must(t, err)
+	stderr, err := cmd.StderrPipe()
+	must(t, err)
+	must(t, cmd.Start())
+	return cmd, stdin, stderr
+}
+
 // timeToHandler is how long after its start a run of bin had its signal
 // handler in place, as the initialisation trace says: the slowest of
 // three runs.
@@ -558,14 +566,8 @@ func timeToHandler(t *testing.T, bin string) time.Duration {
 	t.Helper()
 	var slowest time.Duration
 	for range 3 {
-		cmd := exec.Command(bin, "analyze", "-")
-		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
-		stdin, err := cmd.StdinPipe()
-		must(t, err)
-		stderr, err := cmd.StderrPipe()
-		must(t, err)
 		start := time.Now()
-		must(t, cmd.Start())
+		cmd, stdin, stderr := startTraced(t, bin)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			if strings.HasPrefix(sc.Text(), interruptInit) {
