@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -127,8 +126,7 @@ func want(ok bool, format string, a ...any) error {
 }
 
 func TestFindingsAgreeWithNumbers(t *testing.T) {
-	truths, _ := filepath.Glob("testdata/recorded/*/truth.json")
-	sort.Strings(truths)
+	truths, sampled := recordedTruths(t)
 	seen := map[string]int{}
 	for _, tp := range truths {
 		dir := filepath.Dir(tp)
@@ -169,9 +167,9 @@ func TestFindingsAgreeWithNumbers(t *testing.T) {
 		}
 	}
 	// A pattern that never matches checks nothing: the report's wording
-	// moved away from it.
+	// moved away from it. A sample of the recordings need not say all.
 	for _, c := range statedComparisons {
-		if seen[c.name] == 0 && !c.rare {
+		if seen[c.name] == 0 && !c.rare && !sampled {
 			t.Errorf("no report states %q: the pattern no longer matches the wording", c.name)
 		}
 	}

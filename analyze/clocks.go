@@ -56,19 +56,24 @@ func EstimateClocks(tl *timeline.Timeline) []ClockOffset {
 			out = append(out, c)
 			continue
 		}
-		// A log stamped to the whole second (nginx $time_local) truncates
-		// each time by up to a second, so its starts read up to 1 s early:
-		// spread each of its events over the second it may have started in.
-		offset, corr, margin := crossCorrelate(starts[ref], starts[s], whole[ref], whole[s])
-		c.Offset, c.Correlation, c.Margin = offset, corr, margin
 		c.Uncertainty = clockBin.Seconds()
 		if whole[ref] || whole[s] {
 			c.Uncertainty = 0.5
 		}
-		c.Method = ClockByBursts
-		c.Reliable = corr >= 0.2 && margin >= 0.05
-		if !c.Reliable {
-			c.Note = "no clear alignment: the two logs share too little structure"
+		if shareTime(starts[ref], starts[s]) {
+			// A log stamped to the whole second (nginx $time_local)
+			// truncates each time by up to a second, so its starts read
+			// up to 1 s early: spread each of its events over the second
+			// it may have started in.
+			offset, corr, margin := crossCorrelate(starts[ref], starts[s], whole[ref], whole[s])
+			c.Offset, c.Correlation, c.Margin = offset, corr, margin
+			c.Method = ClockByBursts
+			c.Reliable = corr >= 0.2 && margin >= 0.05
+			if !c.Reliable {
+				c.Note = "no clear alignment: the two logs share too little structure"
+			}
+		} else {
+			c.Note = fmt.Sprintf("the two logs share no time: no events of theirs lie within %s of each other, so their bursts cannot be lined up", secs(maxClockOffset.Seconds()))
 		}
 		if keyed, pairs, ok := keyedOffset(tl, ref, s, whole[ref], whole[s]); ok {
 			// Calls and attempts that carry one call id say directly how
@@ -214,6 +219,17 @@ func referenceSource(tl *timeline.Timeline, starts [][]int64) int {
 		}
 	}
 	return -1
+}
+
+// shareTime reports whether two sorted series of starts come within
+// maxClockOffset (and a second, for whole-second stamps) of each other,
+// the furthest apart two starts can be and still pair at a lag the search
+// looks at. Rotated files of one log do not: correlating each with the
+// reference would transform their whole joint span for nothing, which on a
+// day of hourly files is most of the run's time.
+func shareTime(ref, other []int64) bool {
+	gap := max(ref[0], other[0]) - min(ref[len(ref)-1], other[len(other)-1])
+	return gap <= int64(maxClockOffset+time.Second)
 }
 
 // crossCorrelate finds the lag d (seconds) maximising the correlation of

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,18 +109,25 @@ func TestEstimateClocks(t *testing.T) {
 }
 
 // TestClocksOfLogsApart compares logs of 25 events each a month apart, or
-// overlapping only at one end: the series stays the size of their busy
-// stretches (one bin per 50 ms of the month needed 800 MB and crashed the
-// transform), and no offset is claimed where the logs share no time.
+// one after the other as rotated files are: the series stays the size of
+// their busy stretches (one bin per 50 ms of the month needed 800 MB and
+// crashed the transform), logs further apart than any lag the search looks
+// at are not transformed at all, and no offset is claimed where the logs
+// share no time.
 func TestClocksOfLogsApart(t *testing.T) {
 	day := int64(24 * time.Hour)
+	sec := int64(time.Second)
 	tests := []struct {
-		name     string
-		other    int64 // the second log's first start, after the first's
-		reliable bool
+		name  string
+		other int64 // the second log's first start, after the first's
+		// shared is whether the two logs come close enough to be lined up.
+		shared bool
 	}{
 		{"a month apart", 29 * day, false},
 		{"a day apart", day, false},
+		{"the next file of a rotated log, 62 s after", (24 + 62) * sec, false},
+		{"the next file of a rotated log, 30 s after", (24 + 30) * sec, true},
+		{"overlapping at one end", 20 * sec, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -132,8 +140,12 @@ func TestClocksOfLogsApart(t *testing.T) {
 			}
 			tl.Sort()
 			got := EstimateClocks(tl)
-			if len(got) != 1 || got[0].Reliable != tc.reliable {
+			if len(got) != 1 {
 				t.Fatalf("EstimateClocks = %+v", got)
+			}
+			c := got[0]
+			if tc.shared != (c.Method == ClockByBursts) || !tc.shared && (c.Reliable || !strings.Contains(c.Note, "share no time")) {
+				t.Errorf("EstimateClocks = %+v; want lined up: %v", c, tc.shared)
 			}
 		})
 	}

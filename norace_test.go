@@ -1,0 +1,5 @@
+//go:build !race
+
+package stampede_test
+
+const raceDetector = false
