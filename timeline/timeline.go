@@ -190,7 +190,7 @@ type Event struct {
 }
 
 // Small is n as an Event's status or attempt field: those hold int16, so
-// that an event takes 80 bytes, and no real status or attempt number comes
+// that an event takes 72 bytes, and no real status or attempt number comes
 // near its bound; a larger one (a damaged log, a counter) is held at the
 // bound rather than wrapped round into another number, and a negative one
 // is unknown (0).
