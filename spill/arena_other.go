@@ -2,7 +2,10 @@
 
 package spill
 
-import "errors"
+import (
+	"errors"
+	"unsafe"
+)
 
 // arena exists only on Linux; elsewhere Start fails and Make always
 // allocates on the heap.
@@ -18,3 +21,6 @@ func (a *arena) inUse() bool                { return false }
 func Start(opt Options) (stop func(), err error) {
 	return nil, errors.New("spill: a spill file needs Linux")
 }
+
+// adviseHuge does nothing: huge-page advice is Linux's.
+func adviseHuge(unsafe.Pointer, int64) {}

@@ -89,15 +89,29 @@ func Make[T any](n, c int) []T {
 	size := int64(c) * int64(unsafe.Sizeof(zero))
 	a := active.Load()
 	if a == nil || size < a.minBytes || !a.take(size) {
-		return make([]T, n, c)
+		return heapSlice[T](n, c, size)
 	}
 	mustBePointerFree(reflect.TypeFor[T]())
 	mem, ok := a.alloc(size)
 	if !ok {
-		return make([]T, n, c)
+		return heapSlice[T](n, c, size)
 	}
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(mem))), c)[:n]
 }
+
+// heapSlice is make([]T, n, c), size bytes, asking the kernel to back a
+// large one with huge pages before it is first written (see adviseHuge).
+func heapSlice[T any](n, c int, size int64) []T {
+	s := make([]T, n, c)
+	if size >= hugeAdviceBytes {
+		adviseHuge(unsafe.Pointer(unsafe.SliceData(s)), size)
+	}
+	return s
+}
+
+// hugeAdviceBytes is the smallest slice worth the system call: under a few
+// huge pages the faults saved do not pay for it.
+const hugeAdviceBytes = 8 << 20
 
 // Free hands back the file space and page cache of a slice Make placed in
 // the spill file. s must be Make's slice, or a reslice of it with the same

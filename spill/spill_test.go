@@ -3,7 +3,10 @@
 package spill
 
 import (
+	"fmt"
+	"os"
 	"reflect"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -274,4 +277,58 @@ func TestStandby(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHeapSlicesAdvisedHuge checks, in /proc/self/smaps, that a large
+// heap slice's whole huge pages are marked for transparent huge pages
+// ("hg" in VmFlags) and a small one's are not: the advice is what lets a
+// machine whose THP setting is "madvise" back the events with 2 MiB pages.
+func TestHeapSlicesAdvisedHuge(t *testing.T) {
+	tests := []struct {
+		name    string
+		bytes   int
+		advised bool
+	}{
+		// First, before any advised slice's memory can be reused for it.
+		{"4 MiB", 4 << 20, false},
+		{"64 MiB of events", 64 << 20, true},
+		{"8 MiB, the smallest advised", hugeAdviceBytes, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Make[pointerFreeRecord](0, tc.bytes/int(unsafe.Sizeof(pointerFreeRecord{})))
+			p := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+			// A whole huge page inside the slice, where the advice lands.
+			page := (p + hugePage - 1) &^ (hugePage - 1)
+			if page+hugePage > p+uintptr(tc.bytes) {
+				t.Skip("no whole huge page inside this slice")
+			}
+			if got := vmFlagsAt(t, page); strings.Contains(got, " hg") != tc.advised {
+				t.Errorf("VmFlags at %#x: %q; want hg: %v", page, got, tc.advised)
+			}
+			runtime.KeepAlive(s)
+		})
+	}
+}
+
+// vmFlagsAt returns the VmFlags line of the mapping holding addr.
+func vmFlagsAt(t *testing.T, addr uintptr) string {
+	t.Helper()
+	raw, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Skipf("no smaps: %v", err)
+	}
+	in := false
+	for line := range strings.Lines(string(raw)) {
+		var lo, hi uintptr
+		if n, _ := fmt.Sscanf(line, "%x-%x ", &lo, &hi); n == 2 {
+			in = lo <= addr && addr < hi
+			continue
+		}
+		if rest, ok := strings.CutPrefix(line, "VmFlags:"); ok && in {
+			return " " + strings.TrimSpace(rest)
+		}
+	}
+	t.Fatalf("no mapping holds %#x", addr)
+	return ""
 }
