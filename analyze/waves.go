@@ -970,7 +970,15 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		// until it ends, and each is what the waves before it left.
 		run := longestSlotRun(centres, members, strayIdx, shared, w.BestLag)
 		inRow := run >= minRepeats
-		smaller, larger, grows := outgrowsSurvivors(w.Waves, members, allowedGrowth(pr.acf, pr.threshold))
+		// Three bursts on the grid and no more make the ACF between them
+		// alone, however far over its threshold: only their sizes tell one
+		// storm replayed from bursts at random times, and a storm's waves
+		// only shrink.
+		growth := allowedGrowth(pr.acf, pr.threshold)
+		if onGrid <= minRepeats {
+			growth = 1
+		}
+		smaller, larger, grows := outgrowsSurvivors(w.Waves, members, growth)
 		w.Periodic = pr.acf > pr.threshold && gridded && sharp && apart && inRow && !grows
 		switch {
 		case pr.acf <= pr.threshold:

@@ -174,6 +174,40 @@ func TestPoissonIsAperiodic(t *testing.T) {
 	}
 }
 
+// TestThreeBurstsThatGrow: three bursts 35 s apart, the middle one 2.6
+// times the first, as random bursts fall (accuracy stream 1806). The ACF
+// is far over its threshold, but three bursts alone make it; a storm's
+// waves would only shrink.
+func TestThreeBurstsThatGrow(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 6))
+		tl := &timeline.Timeline{Sources: []timeline.Source{{Path: "bursts.log", Format: "synthetic"}}}
+		add := func(at float64) {
+			t := genEpoch + int64(at*1e9)
+			out := timeline.OutcomeOK
+			if rng.IntN(3) == 0 {
+				out = timeline.OutcomeThrottled
+			}
+			tl.Events = append(tl.Events, timeline.Event{Start: t, End: t + 1e8, Layer: timeline.LayerHTTP, Outcome: out,
+				Class: timeline.ClassBatch, Status: timeline.Small(statusOf(out)), RetryAfter: timeline.NoRetryAfter, Line: int64(len(tl.Events) + 1)})
+		}
+		for b, size := range []int{69, 181, 29} {
+			at, width := 14.5+34.8*float64(b), []float64{0.5, 1.2, 0.6}[b]
+			for k := 0; k < size; k++ {
+				add(at + rng.Float64()*width)
+			}
+		}
+		for at := rng.ExpFloat64() / 0.02; at < 415; at += rng.ExpFloat64() / 0.02 {
+			add(at)
+		}
+		tl.Sort()
+		w := FindWaves(tl, Options{Seed: seed})
+		if w.Periodic {
+			t.Errorf("seed %d: periodic, period %.2f s (ACF %.3f, threshold %.3f)", seed, w.Period, w.ACF, w.Threshold)
+		}
+	}
+}
+
 func TestTwoWavesWarn(t *testing.T) {
 	in := incident{sizes: []int{300, 200}, width: time.Second, requeue: 30 * time.Second, attempts: 1,
 		attemptTime: 100 * time.Millisecond, background: 0.2, seed: 1}
