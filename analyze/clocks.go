@@ -45,6 +45,7 @@ func EstimateClocks(tl *timeline.Timeline) []ClockOffset {
 	if ref < 0 {
 		return out
 	}
+	firstSend := firstSends(tl, ref)
 	for s := range tl.Sources {
 		if s == ref || len(starts[s]) == 0 {
 			continue
@@ -75,7 +76,7 @@ func EstimateClocks(tl *timeline.Timeline) []ClockOffset {
 		} else {
 			c.Note = fmt.Sprintf("the two logs share no time: no events of theirs lie within %s of each other, so their bursts cannot be lined up", secs(maxClockOffset.Seconds()))
 		}
-		if keyed, pairs, ok := keyedOffset(tl, ref, s, whole[ref], whole[s]); ok {
+		if keyed, pairs, ok := keyedOffset(tl, firstSend, s, whole[ref], whole[s]); ok {
 			// Calls and attempts that carry one call id say directly how
 			// far apart each call's start and its first attempt's are.
 			// Aligning bursts instead reads the queueing of a burst's
@@ -109,17 +110,9 @@ const (
 // the calls sent soonest. A whole-second log's starts read half a second
 // early on average, which is added back. ok is false with fewer than
 // minClockEvents such calls.
-func keyedOffset(tl *timeline.Timeline, ref, s int, refWhole, sWhole bool) (offset float64, pairs int, ok bool) {
-	firstSend := map[timeline.Sym]int64{}
-	for i := range tl.Events {
-		e := &tl.Events[i]
-		if int(e.Source) != ref || e.Layer != timeline.LayerHTTP || e.CallID == timeline.NoSym {
-			continue
-		}
-		if t, seen := firstSend[e.CallID]; !seen || e.Start < t {
-			firstSend[e.CallID] = e.Start
-		}
-	}
+//
+// firstSend is firstSends(tl, ref), built once for every source compared.
+func keyedOffset(tl *timeline.Timeline, firstSend map[timeline.Sym]int64, s int, refWhole, sWhole bool) (offset float64, pairs int, ok bool) {
 	if len(firstSend) < minClockEvents {
 		return 0, 0, false
 	}
@@ -144,6 +137,22 @@ func keyedOffset(tl *timeline.Timeline, ref, s int, refWhole, sWhole bool) (offs
 	}
 	slices.Sort(gaps)
 	return percentileSorted(gaps, keyedQuantile), len(gaps), true
+}
+
+// firstSends maps each call id of source ref's HTTP attempts to its first
+// attempt's start.
+func firstSends(tl *timeline.Timeline, ref int) map[timeline.Sym]int64 {
+	firstSend := map[timeline.Sym]int64{}
+	for i := range tl.Events {
+		e := &tl.Events[i]
+		if int(e.Source) != ref || e.Layer != timeline.LayerHTTP || e.CallID == timeline.NoSym {
+			continue
+		}
+		if t, seen := firstSend[e.CallID]; !seen || e.Start < t {
+			firstSend[e.CallID] = e.Start
+		}
+	}
+	return firstSend
 }
 
 // sourceStarts collects each source's unit starts in nanoseconds: first
