@@ -45,7 +45,7 @@ func EstimateClocks(tl *timeline.Timeline) []ClockOffset {
 	if ref < 0 {
 		return out
 	}
-	firstSend := firstSends(tl, ref)
+	gaps := keyedGaps(tl, ref, whole)
 	for s := range tl.Sources {
 		if s == ref || len(starts[s]) == 0 {
 			continue
@@ -76,7 +76,7 @@ func EstimateClocks(tl *timeline.Timeline) []ClockOffset {
 		} else {
 			c.Note = fmt.Sprintf("the two logs share no time: no events of theirs lie within %s of each other, so their bursts cannot be lined up", secs(maxClockOffset.Seconds()))
 		}
-		if keyed, pairs, ok := keyedOffset(tl, firstSend, s, whole[ref], whole[s]); ok {
+		if keyed, pairs, ok := keyedOffset(gaps[s]); ok {
 			// Calls and attempts that carry one call id say directly how
 			// far apart each call's start and its first attempt's are.
 			// Aligning bursts instead reads the queueing of a burst's
@@ -104,17 +104,28 @@ const (
 	ClockByBursts  = "bursts"
 )
 
-// keyedOffset is the keyedQuantile, over the calls of source s whose call
-// id also marks attempts in source ref, of the call's start less its first
-// attempt's (seconds): s's clock against ref's, less the short delay of
-// the calls sent soonest. A whole-second log's starts read half a second
-// early on average, which is added back. ok is false with fewer than
-// minClockEvents such calls.
-//
-// firstSend is firstSends(tl, ref), built once for every source compared.
-func keyedOffset(tl *timeline.Timeline, firstSend map[timeline.Sym]int64, s int, refWhole, sWhole bool) (offset float64, pairs int, ok bool) {
-	if len(firstSend) < minClockEvents {
+// keyedOffset is the keyedQuantile of one source's keyedGaps: its clock
+// against the reference's, less the short delay of the calls sent
+// soonest. ok is false with fewer than minClockEvents gaps. It sorts gaps.
+func keyedOffset(gaps []float64) (offset float64, pairs int, ok bool) {
+	if len(gaps) < minClockEvents {
 		return 0, 0, false
+	}
+	slices.Sort(gaps)
+	return percentileSorted(gaps, keyedQuantile), len(gaps), true
+}
+
+// keyedGaps collects, per source, over its calls whose call id also marks
+// attempts in source ref, the call's start less its first attempt's
+// (seconds), in one pass over the events for every source: a pass per
+// source made the clock estimate quadratic in the number of logs. A
+// whole-second log's starts read half a second early on average, which
+// is added back.
+func keyedGaps(tl *timeline.Timeline, ref int, whole []bool) [][]float64 {
+	gaps := make([][]float64, len(tl.Sources))
+	firstSend := firstSends(tl, ref)
+	if len(firstSend) < minClockEvents {
+		return gaps
 	}
 	half := func(whole bool) float64 {
 		if whole {
@@ -122,21 +133,17 @@ func keyedOffset(tl *timeline.Timeline, firstSend map[timeline.Sym]int64, s int,
 		}
 		return 0
 	}
-	var gaps []float64
 	for i := range tl.Events {
 		e := &tl.Events[i]
-		if int(e.Source) != s || e.Layer != timeline.LayerCall || e.CallID == timeline.NoSym {
+		s := int(e.Source)
+		if s == ref || s >= len(gaps) || e.Layer != timeline.LayerCall || e.CallID == timeline.NoSym {
 			continue
 		}
 		if t, found := firstSend[e.CallID]; found {
-			gaps = append(gaps, float64(e.Start-t)/1e9+half(sWhole)-half(refWhole))
+			gaps[s] = append(gaps[s], float64(e.Start-t)/1e9+half(whole[s])-half(whole[ref]))
 		}
 	}
-	if len(gaps) < minClockEvents {
-		return 0, 0, false
-	}
-	slices.Sort(gaps)
-	return percentileSorted(gaps, keyedQuantile), len(gaps), true
+	return gaps
 }
 
 // firstSends maps each call id of source ref's HTTP attempts to its first

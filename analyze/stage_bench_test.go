@@ -2,8 +2,10 @@ package analyze
 
 import (
 	"bytes"
+	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stampede/stampede/ingest"
 	"github.com/stampede/stampede/simulate"
@@ -97,4 +99,29 @@ func BenchmarkStageClients(b *testing.B) {
 // the same timeline as the stage benchmarks.
 func BenchmarkStageRun(b *testing.B) {
 	benchmarkStage(b, func(tl *timeline.Timeline, _ *joins) { Run(tl, Options{Seed: 1}) })
+}
+
+// BenchmarkClocksManyLogs estimates the clocks of 40 SDK call logs, one
+// per worker, against the access log whose attempts carry their call ids:
+// the case where one pass per compared log would read every event 40 times.
+func BenchmarkClocksManyLogs(b *testing.B) {
+	const logs, callsPerLog = 40, 2000
+	tl := &timeline.Timeline{Sources: []timeline.Source{{Path: "access.log"}}}
+	for l := range logs {
+		tl.Sources = append(tl.Sources, timeline.Source{Path: fmt.Sprintf("worker-%d.jsonl", l)})
+	}
+	for c := range logs * callsPerLog {
+		id := timeline.Intern(fmt.Sprintf("call-%d", c))
+		start := genEpoch + int64(c)*int64(time.Millisecond)
+		tl.Events = append(tl.Events,
+			timeline.Event{Start: start + int64(2*time.Millisecond), End: start + int64(150*time.Millisecond), Layer: timeline.LayerHTTP,
+				Outcome: timeline.OutcomeOK, Status: 200, Attempt: 1, Source: 0, CallID: id, Line: int64(c + 1), RetryAfter: timeline.NoRetryAfter},
+			timeline.Event{Start: start, End: start + int64(160*time.Millisecond), Layer: timeline.LayerCall,
+				Outcome: timeline.OutcomeOK, Attempts: 1, Source: int32(1 + c%logs), CallID: id, Line: int64(c/logs + 1), RetryAfter: timeline.NoRetryAfter})
+	}
+	tl.Sort()
+	b.ReportAllocs()
+	for b.Loop() {
+		EstimateClocks(tl)
+	}
 }
