@@ -124,6 +124,7 @@ func layer(res *analyze.Result, name string) analyze.LayerStats {
 // on fresh simulator runs with other parameters, and holds each result to the
 // truth the simulator counted while it ran.
 func TestSimulatedIncidents(t *testing.T) {
+	skipUnderRace(t)
 	tests := []struct {
 		name     string
 		scenario string
@@ -511,6 +512,7 @@ func TestGoldenReports(t *testing.T) {
 // log, as two machines whose clocks drifted apart write them, and expects
 // it back within ±0.2 s; --align then lines the logs up again.
 func TestClockSkew(t *testing.T) {
+	skipUnderRace(t)
 	sc, err := simulate.LoadScenario("testdata/scenarios/seed-incident.json")
 	if err != nil {
 		t.Fatal(err)

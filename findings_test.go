@@ -126,6 +126,7 @@ func want(ok bool, format string, a ...any) error {
 }
 
 func TestFindingsAgreeWithNumbers(t *testing.T) {
+	skipUnderRace(t)
 	truths, sampled := recordedTruths(t)
 	seen := map[string]int{}
 	for _, tp := range truths {

@@ -189,6 +189,7 @@ func TestParseDocBlocks(t *testing.T) {
 }
 
 func TestDocExamples(t *testing.T) {
+	skipUnderRace(t)
 	files, err := filepath.Glob(filepath.Join("docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 )
 
 func TestFindWavesSynthetic(t *testing.T) {
+	skipUnderRace(t)
 	botocoreSizes := []int{300, 191, 120, 81, 51, 31, 16, 8}
 	tests := []struct {
 		name     string

@@ -22,6 +22,7 @@ func exitOf(t *testing.T, args ...string) (code int, stdout, stderr string) {
 }
 
 func TestCheckExitCodes(t *testing.T) {
+	skipUnderRace(t)
 	incident := filepath.Join("..", "..", "testdata", "seed-incident")
 	k6 := filepath.Join("..", "..", "testdata", "ingest", "k6", "results.json")
 	jittered := t.TempDir()

@@ -52,6 +52,7 @@ func TestVersion(t *testing.T) {
 }
 
 func TestMarkdownReportBringsItsCharts(t *testing.T) {
+	skipUnderRace(t)
 	incident := filepath.Join("..", "..", "testdata", "seed-incident")
 	dir := t.TempDir()
 	if _, _, err := run(t, "analyze", incident, "--format", "markdown", "-o", filepath.Join(dir, "incident.md")); err != nil {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestWhatIfCommand(t *testing.T) {
+	skipUnderRace(t)
 	incident := filepath.Join("..", "..", "testdata", "seed-incident")
 	scenario := filepath.Join("..", "..", "testdata", "scenarios", "requeue90-500tasks.json")
 	tests := []struct {
