@@ -15,6 +15,7 @@ import (
 	"github.com/stampede/stampede"
 	"github.com/stampede/stampede/analyze"
 	"github.com/stampede/stampede/internal/golden"
+	"github.com/stampede/stampede/internal/racedetect"
 	"github.com/stampede/stampede/report"
 	"github.com/stampede/stampede/simulate"
 	"github.com/stampede/stampede/timeline"
@@ -124,7 +125,7 @@ func layer(res *analyze.Result, name string) analyze.LayerStats {
 // on fresh simulator runs with other parameters, and holds each result to the
 // truth the simulator counted while it ran.
 func TestSimulatedIncidents(t *testing.T) {
-	skipUnderRace(t)
+	racedetect.SkipResultsTest(t)
 	tests := []struct {
 		name     string
 		scenario string
@@ -512,7 +513,7 @@ func TestGoldenReports(t *testing.T) {
 // log, as two machines whose clocks drifted apart write them, and expects
 // it back within ±0.2 s; --align then lines the logs up again.
 func TestClockSkew(t *testing.T) {
-	skipUnderRace(t)
+	racedetect.SkipResultsTest(t)
 	sc, err := simulate.LoadScenario("testdata/scenarios/seed-incident.json")
 	if err != nil {
 		t.Fatal(err)

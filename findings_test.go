@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/stampede/stampede"
+	"github.com/stampede/stampede/internal/racedetect"
 	"github.com/stampede/stampede/report"
 )
 
@@ -126,7 +127,7 @@ func want(ok bool, format string, a ...any) error {
 }
 
 func TestFindingsAgreeWithNumbers(t *testing.T) {
-	skipUnderRace(t)
+	racedetect.SkipResultsTest(t)
 	truths, sampled := recordedTruths(t)
 	seen := map[string]int{}
 	for _, tp := range truths {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stampede/stampede/internal/racedetect"
 )
 
 // The examples in README.md and docs/*.md are run as written, so that a user
@@ -189,7 +191,7 @@ func TestParseDocBlocks(t *testing.T) {
 }
 
 func TestDocExamples(t *testing.T) {
-	skipUnderRace(t)
+	racedetect.SkipResultsTest(t)
 	files, err := filepath.Glob(filepath.Join("docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)

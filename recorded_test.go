@@ -17,6 +17,7 @@ import (
 
 	"github.com/stampede/stampede"
 	"github.com/stampede/stampede/analyze"
+	"github.com/stampede/stampede/internal/racedetect"
 )
 
 // The recordings under testdata/recorded/ come from real, unmodified SDK
@@ -207,7 +208,7 @@ func recordedTruths(t *testing.T) (truths []string, sampled bool) {
 		t.Fatalf("no recordings under testdata/recorded: %v", err)
 	}
 	sort.Strings(truths)
-	if raceDetector && testing.Short() {
+	if racedetect.On && testing.Short() {
 		var sample []string
 		for i := 0; i < len(truths); i += 5 {
 			sample = append(sample, truths[i])

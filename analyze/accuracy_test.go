@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stampede/stampede/internal/racedetect"
 	"github.com/stampede/stampede/timeline"
 )
 
@@ -348,7 +349,7 @@ func (s *score) row(name string) []string {
 //
 // Enlarge the run with -accuracy.traces=N or STAMPEDE_ACCURACY_TRACES=N.
 func TestAccuracy(t *testing.T) {
-	skipUnderRace(t)
+	racedetect.SkipResultsTest(t)
 	n := *accuracyTraces
 	if v, err := strconv.Atoi(os.Getenv("STAMPEDE_ACCURACY_TRACES")); err == nil && v > 0 {
 		n = v

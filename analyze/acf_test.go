@@ -8,6 +8,8 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/stampede/stampede/internal/racedetect"
 )
 
 func centred(x []float64) []float64 {
@@ -438,7 +440,7 @@ func TestValidateHintsNeedsAHill(t *testing.T) {
 // most a few of 40 short series, and none of 3 long ones (tested on a
 // rescaled sample).
 func TestPeriodogramThresholdOnNoise(t *testing.T) {
-	skipUnderRace(t)
+	racedetect.SkipResultsTest(t)
 	rng := rand.New(rand.NewPCG(11, 11))
 	prepare := func(x []float64) []float64 { return centre(boxSmooth(x, 2)) }
 	for _, n := range []int{3000, 80_000} {

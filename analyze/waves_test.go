@@ -9,11 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stampede/stampede/internal/racedetect"
 	"github.com/stampede/stampede/timeline"
 )
 
 func TestFindWavesSynthetic(t *testing.T) {
-	skipUnderRace(t)
+	racedetect.SkipResultsTest(t)
 	botocoreSizes := []int{300, 191, 120, 81, 51, 31, 16, 8}
 	tests := []struct {
 		name     string

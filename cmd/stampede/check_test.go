@@ -12,6 +12,7 @@ import (
 
 	"github.com/stampede/stampede"
 	"github.com/stampede/stampede/gate"
+	"github.com/stampede/stampede/internal/racedetect"
 )
 
 // exitOf runs the CLI and returns the exit status main would give.
@@ -22,7 +23,7 @@ func exitOf(t *testing.T, args ...string) (code int, stdout, stderr string) {
 }
 
 func TestCheckExitCodes(t *testing.T) {
-	skipUnderRace(t)
+	racedetect.SkipResultsTest(t)
 	incident := filepath.Join("..", "..", "testdata", "seed-incident")
 	k6 := filepath.Join("..", "..", "testdata", "ingest", "k6", "results.json")
 	jittered := t.TempDir()

@@ -25,6 +25,7 @@ import (
 
 	"github.com/stampede/stampede/analyze"
 	"github.com/stampede/stampede/internal/memlimit"
+	"github.com/stampede/stampede/internal/racedetect"
 	"github.com/stampede/stampede/spill"
 )
 
@@ -692,7 +693,7 @@ func TestEstimatedFootprint(t *testing.T) {
 // every report format stays small, each table past its bound ends in an
 // "other" row, and the rows add up to what was read.
 func TestHostileCardinality(t *testing.T) {
-	skipUnderRace(t)
+	racedetect.SkipResultsTest(t)
 	// access is a stampede-format line; route, ua and task vary by test.
 	access := func(i int, route, ua, task string) string {
 		return fmt.Sprintf(`127.0.0.1 - - [30/Nov/2026:02:%02d:%02d +0000] "POST %s HTTP/1.1" %d 65 "-" "%s" 0.002 0.002 "0" "-" "-" "%s" %d.%03d "2"`,

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/stampede/stampede/internal/racedetect"
 )
 
 func TestCompletionScripts(t *testing.T) {
@@ -52,7 +54,7 @@ func TestVersion(t *testing.T) {
 }
 
 func TestMarkdownReportBringsItsCharts(t *testing.T) {
-	skipUnderRace(t)
+	racedetect.SkipResultsTest(t)
 	incident := filepath.Join("..", "..", "testdata", "seed-incident")
 	dir := t.TempDir()
 	if _, _, err := run(t, "analyze", incident, "--format", "markdown", "-o", filepath.Join(dir, "incident.md")); err != nil {

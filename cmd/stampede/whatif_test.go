@@ -5,10 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stampede/stampede/internal/racedetect"
 )
 
 func TestWhatIfCommand(t *testing.T) {
-	skipUnderRace(t)
+	racedetect.SkipResultsTest(t)
 	incident := filepath.Join("..", "..", "testdata", "seed-incident")
 	scenario := filepath.Join("..", "..", "testdata", "scenarios", "requeue90-500tasks.json")
 	tests := []struct {

@@ -1,5 +1,0 @@
-//go:build !race
-
-package analyze
-
-const raceDetector = false

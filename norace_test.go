@@ -1,5 +1,0 @@
-//go:build !race
-
-package stampede_test
-
-const raceDetector = false
