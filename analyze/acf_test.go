@@ -628,6 +628,13 @@ func TestPairPhase(t *testing.T) {
 		{name: "steady waves", waves: sizes(100, 101, 99, 100, 102, 100, 99, 101)},
 		{name: "a decaying storm whose noise pairs some sizes", waves: sizes(47, 35, 30, 24, 21, 14, 14)},
 		{name: "steady waves that alternate within their noise", waves: sizes(100, 85, 104, 88, 101, 90, 99)},
+		// Sixteen bursts 19.2 and 21.4 s apart, the retries of a 40.7 s
+		// period's waves; each step is under the counts' Poisson noise
+		// (accuracy stream 1915).
+		// One burst a wave, shedding one or two requests a wave: the
+		// rounding steps by one and two in turn (accuracy stream 2001).
+		{name: "a steady decay whose rounding alternates", waves: sizes(41, 39, 38, 36, 35, 33, 33, 30)},
+		{name: "a slow decay stepping by less than its noise", waves: sizes(90, 89, 85, 86, 82, 81, 77, 78, 75, 74, 72, 71, 67, 68, 64, 64), wantPairs: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

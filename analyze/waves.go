@@ -927,7 +927,35 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 			}
 		}
 	}
-	if pr.found {
+	// dueWaves adds the waves due every period after the last: the last
+	// waves of a decaying storm can be too small to stand out of the
+	// background on their own, but where the period says the next wave is
+	// due, even a few calls above background are one. It returns how many
+	// it added.
+	dueWaves := func(period float64) int {
+		added := 0
+		for len(centres) > 0 {
+			// Look within twice the last wave's width of where it is
+			// due: a narrow window keeps the expected background tiny.
+			due := int64(centres[len(centres)-1] + period*1e9)
+			half := max(int64(2*w.Waves[len(w.Waves)-1].Width*1e9), int64(period*1e9/40), 2*bw)
+			// Never wider than a quarter period: a window reaching back
+			// into the wave just found would find it again.
+			half = min(half, int64(period*1e9/4))
+			arrivals := between(times, due-half, due+half)
+			bins := int((due + half - (due - half)) / bw)
+			lambda := level[min(len(level)-1, max(0, int((due-b.t0)/bw)))] * float64(bins)
+			if len(arrivals) == 0 || float64(len(arrivals)) <= lambda+3*math.Sqrt(lambda) {
+				return added
+			}
+			addWave(arrivals, lambda)
+			added++
+		}
+		return added
+	}
+	// judge decides whether the bursts found make a period, and fills in
+	// the period, its evidence or the reason it was rejected.
+	judge := func() {
 		var onGrid int
 		var members []bool
 		w.BestLag, onGrid, members = refinePeriodGrid(periodBins*seconds(bw), seconds(bw), centres)
@@ -1063,26 +1091,37 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 			} else if !strings.HasSuffix(s.name, "attempts") {
 				w.IntraWaveSpacing, w.IntraWaveACF, w.IntraWaveThreshold, w.IntraWaveSeries = attemptComb(j, window, bw, minLagBins, w.Period/seconds(bw), opt.Seed)
 			}
-			// The last waves of a decaying storm can be too small to stand
-			// out of the background on their own, but where the period says
-			// the next wave is due, even a few calls above background are
-			// one.
-			for len(centres) > 0 {
-				// Look within twice the last wave's width of where it is
-				// due: a narrow window keeps the expected background tiny.
-				due := int64(centres[len(centres)-1] + w.Period*1e9)
-				half := max(int64(2*w.Waves[len(w.Waves)-1].Width*1e9), int64(w.Period*1e9/40), 2*bw)
-				// Never wider than a quarter period: a window reaching back
-				// into the wave just found would find it again.
-				half = min(half, int64(w.Period*1e9/4))
-				arrivals := between(times, due-half, due+half)
-				bins := int((due + half - (due - half)) / bw)
-				lambda := level[min(len(level)-1, max(0, int((due-b.t0)/bw)))] * float64(bins)
-				if len(arrivals) == 0 || float64(len(arrivals)) <= lambda+3*math.Sqrt(lambda) {
-					break
+			dueWaves(w.Period)
+		}
+	}
+	if pr.found {
+		// A short storm of whole-second stamps can leave its fourth wave
+		// too small to stand out of the background on its own, and three
+		// bursts on a grid are too few for the grid's own evidence when
+		// the ACF falls just short of its threshold. The waves the grid
+		// says are due are looked for, and kept only if the period then
+		// holds on its own evidence, with every wave sharp (more than three
+		// on the grid excuse wide ones elsewhere, but here the extra waves
+		// were only looked for because of the grid); otherwise the
+		// judgement is made again on the bursts alone.
+		lag, on, _ := refinePeriodGrid(periodBins*seconds(bw), seconds(bw), centres)
+		if pr.acf <= pr.threshold && pr.acf > gridACFShare*pr.threshold && on == len(centres) && on >= minRepeats && on < minGridOnly {
+			savedW, savedCentres, savedPR := w, centres, pr
+			if dueWaves(lag) > 0 {
+				judge()
+				all := make([]bool, len(w.Waves))
+				for i := range all {
+					all[i] = true
 				}
-				addWave(arrivals, lambda)
+				if !w.Periodic || !sharpWaves(w.Waves, all, w.BestLag, 0, seconds(bw)) {
+					w, centres, pr = savedW, savedCentres, savedPR
+					judge()
+				}
+			} else {
+				judge()
 			}
+		} else {
+			judge()
 		}
 	}
 	if w.IntraWaveSpacing > 0 {
@@ -1430,7 +1469,7 @@ func sizeGroupPeriodFrom(centresNs []float64, waves []Wave, lag, binWidth, minGa
 			break
 		}
 		for phase := range k {
-			ratio, ok := sizeRuns(centresNs, waves, k, phase, lag, tol, minGap)
+			ratio, ok := sizeRuns(centresNs, waves, k, phase, lag, tol, minGap, binWidth)
 			if ok && ratio > bestRatio {
 				bestK, bestPhase, bestRatio = k, phase, ratio
 			}
@@ -1464,9 +1503,15 @@ func everyKthPeriod(centresNs []float64, phase, k int, binWidth float64) (float6
 // longer (the requeue is not exactly the comb's spacing) and the sizes
 // step. It returns how many times the mean step exceeds the mean change
 // within a run.
-func sizeRuns(centresNs []float64, waves []Wave, k, phase int, lag, tol, minGap float64) (float64, bool) {
+//
+// The sizes' likeness is one piece of evidence and the gaps' another: a
+// requeue that is not the comb's spacing puts every run's gaps on one side
+// of every requeue's, which bursts at independent times seldom do. The two
+// chances multiply, so a short storm whose runs are a little less alike
+// than the bar alone asks is still read when its gaps split cleanly.
+func sizeRuns(centresNs []float64, waves []Wave, k, phase int, lag, tol, minGap, binWidth float64) (float64, bool) {
 	var within float64
-	var steps []float64
+	var steps, requeueGaps, retryGaps []float64
 	var nWithin, loud int
 	var alike float64 // log-probability of runs this alike by chance
 	for i := range len(waves) - 1 {
@@ -1480,11 +1525,13 @@ func sizeRuns(centresNs []float64, waves []Wave, k, phase int, lag, tol, minGap 
 				return 0, false
 			}
 			steps = append(steps, d)
+			requeueGaps = append(requeueGaps, gap)
 			continue
 		}
 		if math.Abs(gap-lag) > tol {
 			return 0, false
 		}
+		retryGaps = append(retryGaps, gap)
 		within += d
 		nWithin++
 		alike += math.Log(probAsAlike(a, b))
@@ -1500,10 +1547,38 @@ func sizeRuns(centresNs []float64, waves []Wave, k, phase int, lag, tol, minGap 
 	sort.Float64s(steps)
 	step := percentileSorted(steps, 0.5)
 	meanWithin := within / float64(nWithin)
-	if step < minStep || step <= minStepRatio*meanWithin || alike >= math.Log(maxAlikeChance) {
+	if step < minStep || step <= minStepRatio*meanWithin || alike+math.Log(gapSplitChance(requeueGaps, retryGaps, binWidth)) >= math.Log(maxAlikeChance) {
 		return 0, false
 	}
 	return step / max(meanWithin, 0.5), true
+}
+
+// gapSplitChance is how likely gaps in a random order are to put the
+// requeue gaps all at one end, as they are, or 1 when they are not apart:
+// every requeue gap beyond every retry gap on one side, and their means
+// more than a bin apart (truncating stamps to the bin shifts a gap by up
+// to one on its own).
+func gapSplitChance(requeues, retries []float64, binWidth float64) float64 {
+	if len(requeues) == 0 || len(retries) == 0 {
+		return 1
+	}
+	rqLo, rqHi := slices.Min(requeues), slices.Max(requeues)
+	rtLo, rtHi := slices.Min(retries), slices.Max(retries)
+	rqMean, _ := meanSigma(requeues)
+	rtMean, _ := meanSigma(retries)
+	if !(rqHi < rtLo || rqLo > rtHi) || math.Abs(rqMean-rtMean) <= binWidth {
+		return 1
+	}
+	return 1 / binomial(len(requeues)+len(retries), len(requeues))
+}
+
+// binomial is n choose m, as a float: how many ways m of n things can be
+// picked.
+func binomial(n, m int) float64 {
+	lgN, _ := math.Lgamma(float64(n) + 1)
+	lgM, _ := math.Lgamma(float64(m) + 1)
+	lgR, _ := math.Lgamma(float64(n-m) + 1)
+	return math.Exp(lgN - lgM - lgR)
 }
 
 // minStepRatio is how many times the mean change within a run the mean
@@ -1573,20 +1648,13 @@ func gapRunPeriod(centresNs []float64, lag, binWidth float64) (float64, bool) {
 				continue
 			}
 			tries++
-			rqLo, rqHi := slices.Min(requeues), slices.Max(requeues)
-			rtLo, rtHi := slices.Min(retries), slices.Max(retries)
-			rqMean, _ := meanSigma(requeues)
-			rtMean, _ := meanSigma(retries)
-			if !(rqHi < rtLo || rqLo > rtHi) || math.Abs(rqMean-rtMean) <= binWidth {
-				continue
-			}
 			// Of the orderings of these gaps, a share 1/C(n, m) puts these
 			// m at one end.
-			n, m := float64(len(gaps)), float64(len(requeues))
-			lgN, _ := math.Lgamma(n + 1)
-			lgM, _ := math.Lgamma(m + 1)
-			lgR, _ := math.Lgamma(n - m + 1)
-			if chance := math.Exp(lgM + lgR - lgN); chance < bestChance {
+			chance := gapSplitChance(requeues, retries, binWidth)
+			if chance == 1 {
+				continue
+			}
+			if chance < bestChance {
 				bestK, bestPhase, bestChance = k, phase, chance
 			}
 		}
@@ -1613,9 +1681,7 @@ func pairPhase(waves []Wave) (int, bool) {
 	// alike is the log-probability, under independent Poisson counts,
 	// of pairs as alike as they are.
 	var alike [2]float64
-	var total float64
 	for i := range waves {
-		total += float64(waves[i].Size)
 		if i+1 < len(waves) {
 			d := math.Abs(float64(waves[i].Size - waves[i+1].Size))
 			within[i%2] += d
@@ -1643,11 +1709,13 @@ func pairPhase(waves []Wave) (int, bool) {
 			return phase, true
 		}
 	}
-	noise := math.Sqrt(total / float64(len(waves)))
 	for phase := range 2 {
-		// Steps between waves above the counts' own noise, three times
-		// what changes within a wave, and pairs too alike for chance.
-		if steps[phase] > 0 && across[phase]/float64(steps[phase]) > noise && across[phase] > 3*within[phase] &&
+		// Steps between waves of more than rounding makes, three times
+		// what changes within a wave, and pairs too alike for chance. The
+		// steps need not stand out of the counts' Poisson noise: a slowly
+		// decaying storm steps by a few requests a wave, and the pairs'
+		// likeness already says the counts are not independent.
+		if steps[phase] > 0 && across[phase]/float64(steps[phase]) >= minPairStep && across[phase] > 3*within[phase] &&
 			alike[phase] < math.Log(maxAlikeChance) {
 			return phase, true
 		}
@@ -1656,6 +1724,12 @@ func pairPhase(waves []Wave) (int, bool) {
 }
 
 const (
+	// minPairStep is the least mean step between pairs, in requests. A
+	// storm of one burst a wave that sheds one or two requests a wave
+	// rounds its sizes into steps of one and two in turn (41, 39, 38, 36,
+	// 35, 33), which pair up as neatly as a wave's retries do; only a
+	// step of three or more is beyond that rounding.
+	minPairStep = 3.0
 	// minPairZ is the mean z-score, per inner burst, that sizes in turn
 	// above and below their neighbours must reach.
 	minPairZ = 4.0
