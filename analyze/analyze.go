@@ -274,6 +274,10 @@ func findings(r *Result) []string {
 		}
 		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, and %d bursts on its grid, but a burst of %s on it follows one of %s, %s: a storm's retries are what its earlier waves left, so bursts that grow like this lined up by chance.",
 			secs(w.BestLag), acf, thr, w.OnGrid, count(w.Outgrown[1]), count(w.Outgrown[0]), bound))
+	case w.BestLag > 0 && w.ACF > w.Threshold && w.Rejected == rejectedRetries && len(w.Outgrown) == 2:
+		acf, thr := numPair(w.ACF, w.Threshold)
+		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, and %d bursts on its grid, but a burst of %s that would be a wave's retry follows a wave of %s: a wave's retries are its failed calls again and never outnumber it, so these bursts lined up by chance.",
+			secs(w.BestLag), acf, thr, w.OnGrid, count(w.Outgrown[1]), count(w.Outgrown[0])))
 	case w.BestLag > 0 && w.ACF > w.Threshold && w.Rejected == rejectedChance && w.GridChance != nil:
 		acf, thr := numPair(w.ACF, w.Threshold)
 		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, and %d of %s on its grid, but bursts at random times line up as well in %s of tries (at most %s allowed).",

@@ -294,14 +294,16 @@ type Waves struct {
 	// burst on the grid lasting longer than the period), "scattered"
 	// (fewer than MinRepeats periods in a row hold a wave: see GridRun),
 	// "growth" (a burst on the grid many times a smaller one before it:
-	// see Outgrown) or "chance" (bursts at random times line up as well
-	// too often: see GridChance).
+	// see Outgrown), "retry growth" (a burst the retry comb puts after a
+	// wave larger than that wave: see Outgrown) or "chance" (bursts at
+	// random times line up as well too often: see GridChance).
 	Rejected string `json:"rejected,omitempty"`
 	// GridRun is, when Rejected is "scattered", the most periods in a row
 	// that held a wave on the grid or a burst of its comb.
 	GridRun int `json:"grid_run,omitempty"`
-	// Outgrown is, when Rejected is "growth", the sizes of the smaller
-	// wave on the grid and of the later one that outgrew it.
+	// Outgrown is, when Rejected is "growth" or "retry growth", the sizes
+	// of the smaller wave on the grid and of the later burst that outgrew
+	// it.
 	Outgrown []int64 `json:"outgrown,omitempty"`
 	// GridChance is the share of random placements of the bursts on the
 	// grid and off it that line up as well; set when bursts off the grid

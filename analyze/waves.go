@@ -1007,7 +1007,11 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 			growth = 1
 		}
 		smaller, larger, grows := outgrowsSurvivors(w.Waves, members, growth)
-		w.Periodic = pr.acf > pr.threshold && gridded && sharp && apart && inRow && !grows
+		wave, retry, retriesGrow := -1, -1, false
+		if pr.intraSpacing > 0 {
+			wave, retry, retriesGrow = retriesOutgrowWave(centres, w.Waves, members, strayIdx, w.BestLag)
+		}
+		w.Periodic = pr.acf > pr.threshold && gridded && sharp && apart && inRow && !grows && !retriesGrow
 		switch {
 		case pr.acf <= pr.threshold:
 		case !gridded:
@@ -1020,6 +1024,8 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 			w.Rejected, w.GridRun = rejectedScattered, run
 		case grows:
 			w.Rejected, w.Outgrown = rejectedGrowth, []int64{w.Waves[smaller].Size, w.Waves[larger].Size}
+		case retriesGrow:
+			w.Rejected, w.Outgrown = rejectedRetries, []int64{w.Waves[wave].Size, w.Waves[retry].Size}
 		}
 		// Every burst is on the grid, or at one offset from it with as
 		// many waves: each wave's retry, a second grid beside the first.
@@ -2999,6 +3005,7 @@ const (
 	rejectedWide      = "wide"
 	rejectedChance    = "chance"
 	rejectedGrowth    = "growth"
+	rejectedRetries   = "retry growth"
 	rejectedScattered = "scattered"
 	rejectedOverlap   = "overlap"
 
@@ -3214,6 +3221,35 @@ func outgrowsSurvivors(waves []Wave, onGrid []bool, growth float64) (smallest, l
 		}
 	}
 	return 0, 0, false
+}
+
+// retriesOutgrowWave finds a burst off the grid that the retry comb
+// explains (it is no stray) and that holds more requests than the wave on
+// the grid before it, within a period, past Poisson noise: retry is its
+// index, wave that of the wave. A wave's retries are its failed calls
+// sent again, so they never outnumber its first attempts; bursts at
+// random times that a grid and a comb happen to explain have unrelated
+// sizes.
+func retriesOutgrowWave(centresNs []float64, waves []Wave, onGrid []bool, strayIdx []int, period float64) (wave, retry int, ok bool) {
+	stray := make(map[int]bool, len(strayIdx))
+	for _, i := range strayIdx {
+		stray[i] = true
+	}
+	last := -1
+	for i := range centresNs {
+		if onGrid[i] {
+			last = i
+			continue
+		}
+		if last < 0 || stray[i] || (centresNs[i]-centresNs[last])/1e9 >= period {
+			continue
+		}
+		floor := float64(max(waves[last].Size, 1))
+		if float64(waves[i].Size) > floor+3*math.Sqrt(floor)+3 {
+			return last, i, true
+		}
+	}
+	return -1, -1, false
 }
 
 // dropTail leaves out of the strays the bursts of fewer than
