@@ -1111,22 +1111,12 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		// were only looked for because of the grid); otherwise the
 		// judgement is made again on the bursts alone.
 		lag, on, _ := refinePeriodGrid(periodBins*seconds(bw), seconds(bw), centres)
-		if pr.acf <= pr.threshold && pr.acf > gridACFShare*pr.threshold && on == len(centres) && on >= minRepeats && on < minGridOnly {
-			savedW, savedCentres, savedPR := w, centres, pr
-			if dueWaves(lag) > 0 {
-				judge()
-				all := make([]bool, len(w.Waves))
-				for i := range all {
-					all[i] = true
-				}
-				if !w.Periodic || !sharpWaves(w.Waves, all, w.BestLag, 0, seconds(bw)) {
-					w, centres, pr = savedW, savedCentres, savedPR
-					judge()
-				}
-			} else {
-				judge()
-			}
-		} else {
+		savedW, savedCentres, savedPR := w, centres, pr
+		extended := pr.acf <= pr.threshold && pr.acf > gridACFShare*pr.threshold &&
+			on == len(centres) && on >= minRepeats && on < minGridOnly && dueWaves(lag) > 0
+		judge()
+		if extended && !(w.Periodic && sharpWaves(w.Waves, slices.Repeat([]bool{true}, len(w.Waves)), w.BestLag, 0, seconds(bw))) {
+			w, centres, pr = savedW, savedCentres, savedPR
 			judge()
 		}
 	}
