@@ -490,6 +490,7 @@ func TestAccuracyCases(t *testing.T) {
 		{"whole seconds, three waves and a fourth of a few calls where the grid says it is due", 2012, 135},
 		{"one burst a wave whose rounding alternates one and two: no pairs, no doubled period", 2001, 142},
 		{"random bursts on a 63 s grid whose comb retry outnumbers its wave", 1924, 24},
+		{"random bursts merged into clumps of 140-380 s on a 606 s grid", 1921, 154},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -973,7 +973,8 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		strayIdx, shared := strays(centres, w.Waves, members, w.BestLag, pr.intraSpacing*seconds(bw), seconds(bw))
 		strayIdx = dropTail(strayIdx, centres, w.Waves, members, w.BestLag)
 		stray := strayCount(strayIdx, shared)
-		sharp := onGrid > minRepeats || sharpWaves(w.Waves, members, w.BestLag, pr.intraSpacing*seconds(bw), seconds(bw))
+		sharp := (onGrid > minRepeats && !runTogether(w.Waves, members, w.BestLag, pr.intraSpacing*seconds(bw))) ||
+			sharpWaves(w.Waves, members, w.BestLag, pr.intraSpacing*seconds(bw), seconds(bw))
 		// A burst outlasting the period would run into the next wave:
 		// it is bursts run together, not a wave.
 		apart := true
@@ -1878,6 +1879,23 @@ func sharpWaves(waves []Wave, onGrid []bool, period, comb, binWidth float64) boo
 	// a comb wide enough to excuse that is bursts run together.
 	narrow := widths[len(widths)/2] <= period/8+comb && widths[len(widths)-1] <= 2*period/3
 	return narrow || widths[len(widths)-1] <= 2*widths[0]
+}
+
+// runTogether reports whether the waves on the grid are, at the median,
+// wider than a third of the period (a comb spacing more): bursts that long
+// are many smaller ones merged, however many of them a grid holds.
+func runTogether(waves []Wave, onGrid []bool, period, comb float64) bool {
+	var widths []float64
+	for i, on := range onGrid {
+		if on {
+			widths = append(widths, waves[i].Width)
+		}
+	}
+	if len(widths) == 0 {
+		return false
+	}
+	sort.Float64s(widths)
+	return widths[len(widths)/2] > period/3+comb
 }
 
 // gridPointBefore is the grid point at or before t (seconds), the grid
