@@ -1865,16 +1865,10 @@ func mergedPairs(centresNs []float64, waves []Wave, onGrid []bool, idx []int, of
 // bursts, each many smaller ones run together, line up that well by
 // chance; a fixed delay's waves are sharp, or keep their shape.
 func sharpWaves(waves []Wave, onGrid []bool, period, comb, binWidth float64) bool {
-	var widths []float64
-	for i, on := range onGrid {
-		if on {
-			widths = append(widths, max(waves[i].Width, binWidth))
-		}
-	}
+	widths := gridWidths(waves, onGrid, binWidth)
 	if len(widths) == 0 {
 		return false
 	}
-	sort.Float64s(widths)
 	// A burst filling most of the period leaves no lull before the next:
 	// a comb wide enough to excuse that is bursts run together.
 	narrow := widths[len(widths)/2] <= period/8+comb && widths[len(widths)-1] <= 2*period/3
@@ -1885,17 +1879,21 @@ func sharpWaves(waves []Wave, onGrid []bool, period, comb, binWidth float64) boo
 // wider than a third of the period (a comb spacing more): bursts that long
 // are many smaller ones merged, however many of them a grid holds.
 func runTogether(waves []Wave, onGrid []bool, period, comb float64) bool {
+	widths := gridWidths(waves, onGrid, 0)
+	return len(widths) > 0 && widths[len(widths)/2] > period/3+comb
+}
+
+// gridWidths is the sorted widths of the waves on the grid, none taken as
+// narrower than floor (a burst in one bin has width 0 but spans the bin).
+func gridWidths(waves []Wave, onGrid []bool, floor float64) []float64 {
 	var widths []float64
 	for i, on := range onGrid {
 		if on {
-			widths = append(widths, waves[i].Width)
+			widths = append(widths, max(waves[i].Width, floor))
 		}
 	}
-	if len(widths) == 0 {
-		return false
-	}
 	sort.Float64s(widths)
-	return widths[len(widths)/2] > period/3+comb
+	return widths
 }
 
 // gridPointBefore is the grid point at or before t (seconds), the grid
