@@ -491,6 +491,11 @@ func TestAccuracyCases(t *testing.T) {
 		{"one burst a wave whose rounding alternates one and two: no pairs, no doubled period", 2001, 142},
 		{"random bursts on a 63 s grid whose comb retry outnumbers its wave", 1924, 24},
 		{"random bursts merged into clumps of 140-380 s on a 606 s grid", 1921, 154},
+		{"four attempts 5 s apart filling the period, every fourth gap 2 s longer", 3005, 171},
+		{"four attempts 5 s apart filling the period, sizes stepping three times their noise", 1981, 251},
+		{"two attempts half the period apart on the wire: read from the pairs, not as runs of six", 2007, 202},
+		{"four attempts 15.3 s apart in a 159 s period: a third of the comb's spacing is no comb", 3023, 42},
+		{"two attempts, a grid through the retries taking in a background clump of three", 3024, 236},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -899,6 +899,12 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 			}
 		}
 	}
+	if pr.intraSpacing > 0 && !combInWaves(s.times, w.Waves, pr.intraSpacing*seconds(bw), bw) {
+		// A spacing the waves do not repeat is no comb, and must not keep
+		// the bursts from being read as one: a third of a comb's own
+		// spacing can stand out of its ACF.
+		pr.intraSpacing, pr.intraACF, pr.intraThreshold = 0, 0, 0
+	}
 	if pr.found && pr.intraSpacing == 0 && !strings.Contains(s.name, "call starts") {
 		// Bursts one lag apart that come in groups, the groups repeating
 		// at a longer period, are a retry comb inside waves whose own
@@ -908,13 +914,27 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		// slowly decaying storm, not a wave's attempts.
 		outer, ok := groupPeriod(centres, periodBins*seconds(bw), seconds(bw))
 		if !ok {
-			outer, ok = sizeGroupPeriod(centres, w.Waves, periodBins*seconds(bw), seconds(bw))
+			outer, ok = sizeGroupPeriod(centres, w.Waves, periodBins*seconds(bw), seconds(bw), false)
 		}
 		if !ok {
 			outer, ok = alternatingPeriod(centres, w.Waves, periodBins*seconds(bw), seconds(bw))
 		}
 		if !ok {
-			outer, ok = gapRunPeriod(centres, periodBins*seconds(bw), seconds(bw))
+			outer, ok = gapRunPeriod(centres, periodBins*seconds(bw), seconds(bw), false)
+		}
+		if !ok {
+			// Where the bursts' spacing is the retry-after comb the wire
+			// shows, they are a wave's attempts, and weaker evidence of
+			// where each wave begins will do; it is asked for only once
+			// every reading that needs no such knowledge has failed, so
+			// that a comb of two attempts is still read from its pairs.
+			delays.Wait()
+			if wireComb(j, measured, periodBins*seconds(bw), seconds(bw)) {
+				outer, ok = sizeGroupPeriod(centres, w.Waves, periodBins*seconds(bw), seconds(bw), true)
+				if !ok {
+					outer, ok = gapRunPeriod(centres, periodBins*seconds(bw), seconds(bw), true)
+				}
+			}
 		}
 		if ok {
 			lag := outer / seconds(bw)
@@ -1424,17 +1444,18 @@ func alternatingPeriod(centresNs []float64, waves []Wave, lag, binWidth float64)
 // were merged, a quarter of the period being the merge gap. Only the
 // first reading lets a burst half a lag from its neighbour, such as the
 // background's clump, break the train rather than join it.
-func sizeGroupPeriod(centresNs []float64, waves []Wave, lag, binWidth float64) (float64, bool) {
+func sizeGroupPeriod(centresNs []float64, waves []Wave, lag, binWidth float64, comb bool) (float64, bool) {
 	tol := max(gridTolerance*lag, 1.5*binWidth)
-	if p, ok := sizeGroupPeriodFrom(centresNs, waves, lag, binWidth, lag-tol); ok {
+	if p, ok := sizeGroupPeriodFrom(centresNs, waves, lag, binWidth, lag-tol, comb); ok {
 		return p, true
 	}
-	return sizeGroupPeriodFrom(centresNs, waves, lag, binWidth, lag/4)
+	return sizeGroupPeriodFrom(centresNs, waves, lag, binWidth, lag/4, comb)
 }
 
 // sizeGroupPeriodFrom is sizeGroupPeriod with requeue gaps between runs of
-// at least minGap seconds.
-func sizeGroupPeriodFrom(centresNs []float64, waves []Wave, lag, binWidth, minGap float64) (float64, bool) {
+// at least minGap seconds. comb says the lag is the retry-after comb the
+// wire shows (see sizeRuns).
+func sizeGroupPeriodFrom(centresNs []float64, waves []Wave, lag, binWidth, minGap float64, comb bool) (float64, bool) {
 	tol := max(gridTolerance*lag, 1.5*binWidth)
 	if len(centresNs) != len(waves) {
 		return 0, false
@@ -1466,7 +1487,7 @@ func sizeGroupPeriodFrom(centresNs []float64, waves []Wave, lag, binWidth, minGa
 			break
 		}
 		for phase := range k {
-			ratio, ok := sizeRuns(centresNs, waves, k, phase, lag, tol, minGap, binWidth)
+			ratio, ok := sizeRuns(centresNs, waves, k, phase, lag, tol, minGap, binWidth, comb)
 			if ok && ratio > bestRatio {
 				bestK, bestPhase, bestRatio = k, phase, ratio
 			}
@@ -1506,7 +1527,7 @@ func everyKthPeriod(centresNs []float64, phase, k int, binWidth float64) (float6
 // of every requeue's, which bursts at independent times seldom do. The two
 // chances multiply, so a short storm whose runs are a little less alike
 // than the bar alone asks is still read when its gaps split cleanly.
-func sizeRuns(centresNs []float64, waves []Wave, k, phase int, lag, tol, minGap, binWidth float64) (float64, bool) {
+func sizeRuns(centresNs []float64, waves []Wave, k, phase int, lag, tol, minGap, binWidth float64, comb bool) (float64, bool) {
 	var within float64
 	var steps, requeueGaps, retryGaps []float64
 	var nWithin, loud int
@@ -1544,7 +1565,16 @@ func sizeRuns(centresNs []float64, waves []Wave, k, phase int, lag, tol, minGap,
 	sort.Float64s(steps)
 	step := percentileSorted(steps, 0.5)
 	meanWithin := within / float64(nWithin)
-	if step < minStep || step <= minStepRatio*meanWithin || alike+math.Log(gapSplitChance(requeueGaps, retryGaps, binWidth)) >= math.Log(maxAlikeChance) {
+	ratio, bar := minStepRatio, math.Log(maxAlikeChance)
+	if comb {
+		// Steps nearer the runs' noise are read only from runs far more
+		// alike than chance: a storm that merely decays, its rounding
+		// making some neighbours equal, reaches one in 10⁵ for some k
+		// and phase; twelve waves of four attempts resent by the same
+		// calls reach one in 10²⁵.
+		ratio, bar = minCombStepRatio, 2*bar
+	}
+	if step < minStep || step <= ratio*meanWithin || alike+math.Log(gapSplitChance(requeueGaps, retryGaps, binWidth)) >= bar {
 		return 0, false
 	}
 	return step / max(meanWithin, 0.5), true
@@ -1584,6 +1614,12 @@ func binomial(n, m int) float64 {
 // across than within only by where the rounding falls.
 const minStepRatio = 5.0
 
+// minCombStepRatio is minStepRatio where the bursts' spacing is the
+// retry-after comb the wire shows: the bursts are then known to be a
+// wave's attempts, and a storm that decays by a fifth a wave steps only
+// three or four times its runs' noise.
+const minCombStepRatio = 3.0
+
 // minStep is the least mean step between runs, in requests: runs that
 // step by less are a storm too small to tell from rounding.
 const minStep = 2.0
@@ -1603,8 +1639,12 @@ const maxCombAttempts = 6
 // timestamps to the bin shifts a gap by less than one, and a period of a
 // whole number plus a fraction of bins makes such a pattern on its own),
 // and no more than maxAlikeChance of orderings of the gaps would pick out
-// as regular a set among the ways tried.
-func gapRunPeriod(centresNs []float64, lag, binWidth float64) (float64, bool) {
+// as regular a set among the ways tried. With comb (the lag is the
+// retry-after comb the wire shows) the wire already says the bursts come
+// in groups of a wave's attempts; what is left to find is where each group
+// begins, and the other readings tried are not held against the one that
+// fits.
+func gapRunPeriod(centresNs []float64, lag, binWidth float64, comb bool) (float64, bool) {
 	// The train is the longest stretch of bursts about a lag apart; a
 	// requeue as short as the merge gap (a quarter of the period) still
 	// leaves the waves apart.
@@ -1655,6 +1695,9 @@ func gapRunPeriod(centresNs []float64, lag, binWidth float64) (float64, bool) {
 				bestK, bestPhase, bestChance = k, phase, chance
 			}
 		}
+	}
+	if comb {
+		tries = 1
 	}
 	if bestK == 0 || bestChance*float64(tries) > maxAlikeChance {
 		return 0, false
@@ -3247,10 +3290,13 @@ func retriesOutgrowWave(centresNs []float64, waves []Wave, onGrid []bool, strayI
 			last = i
 			continue
 		}
-		if last < 0 || stray[i] || (centresNs[i]-centresNs[last])/1e9 >= period {
+		// A burst of a few requests on the grid may be the background's
+		// clump, a grid through the retries having taken it in, and
+		// bounds nothing.
+		if last < 0 || stray[i] || (centresNs[i]-centresNs[last])/1e9 >= period || waves[last].Size < minFloorWave {
 			continue
 		}
-		floor := float64(max(waves[last].Size, 1))
+		floor := float64(waves[last].Size)
 		if float64(waves[i].Size) > floor+3*math.Sqrt(floor)+3 {
 			return last, i, true
 		}
@@ -3418,4 +3464,30 @@ func combPartner(centresNs []float64, self int, step, period, tol float64) bool 
 		}
 	}
 	return false
+}
+
+// wireComb reports whether lag is the retry-after comb's spacing the wire
+// shows: the retry-after the throttled attempts carry plus an attempt's
+// own time.
+func wireComb(j *joins, delays []DelayStats, lag, binWidth float64) bool {
+	ra, ok := delayOf(delays, kindRetryAfter)
+	if !ok || ra.N == 0 || !ra.Fixed {
+		return false
+	}
+	var durs []float64
+	for _, i := range j.http {
+		if e := &j.tl.Events[i]; e.RetryAfter > 0 && e.End > e.Start {
+			durs = append(durs, float64(e.End-e.Start)/1e9)
+			if len(durs) >= 1000 {
+				break
+			}
+		}
+	}
+	d := 0.0
+	if len(durs) > 0 {
+		sort.Float64s(durs)
+		d = durs[len(durs)/2]
+	}
+	tol := max(gridTolerance*lag, 1.5*binWidth)
+	return math.Abs(lag-(ra.P50+d)) <= tol
 }

@@ -958,3 +958,42 @@ func wavesOfSizes(sizes []int64) []Wave {
 	}
 	return waves
 }
+
+// TestRetriesOutgrowWave pins when a burst inside a period outnumbers the
+// wave on the grid before it: a wave's retries are its failed calls sent
+// again, so they cannot, unless the "wave" is the background's clump.
+func TestRetriesOutgrowWave(t *testing.T) {
+	tests := []struct {
+		name    string
+		centres []float64 // seconds
+		sizes   []int64
+		onGrid  []bool
+		period  float64
+		want    bool
+	}{
+		// Random bursts (accuracy stream 1924): a retry of 211 after a
+		// wave of 130.
+		{name: "a retry outnumbering its wave", centres: []float64{0, 30.6, 63.9, 126.1}, sizes: []int64{130, 211, 112, 36},
+			onGrid: []bool{true, false, true, true}, period: 63.3, want: true},
+		{name: "retries as many as the wave, give or take noise", centres: []float64{0, 10.7, 25.5, 36.2, 51, 61.7}, sizes: []int64{63, 70, 43, 43, 31, 29},
+			onGrid: []bool{true, false, true, false, true, false}, period: 25.5},
+		// Two attempts 10.7 s apart in a 25.5 s period (accuracy stream
+		// 3024): a grid through the retries takes in a clump of three
+		// requests before the storm, which bounds no wave.
+		{name: "a background clump on a grid through the retries", centres: []float64{0, 14, 24.8, 39.5, 50.3, 65}, sizes: []int64{3, 63, 63, 43, 43, 31},
+			onGrid: []bool{true, false, true, false, true, false}, period: 25.5},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			centres := make([]float64, len(tc.centres))
+			waves := make([]Wave, len(tc.sizes))
+			for i := range tc.centres {
+				centres[i], waves[i].Size = tc.centres[i]*1e9, tc.sizes[i]
+			}
+			_, _, got := retriesOutgrowWave(centres, waves, tc.onGrid, nil, tc.period)
+			if got != tc.want {
+				t.Errorf("outgrown %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
