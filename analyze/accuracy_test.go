@@ -496,6 +496,7 @@ func TestAccuracyCases(t *testing.T) {
 		{"two attempts half the period apart on the wire: read from the pairs, not as runs of six", 2007, 202},
 		{"four attempts 15.3 s apart in a 159 s period: a third of the comb's spacing is no comb", 3023, 42},
 		{"two attempts, a grid through the retries taking in a background clump of three", 3024, 236},
+		{"three attempts 60 s apart merged into 120 s waves over a busy background: the wire's retry-after keeps the comb", 1968, 21},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

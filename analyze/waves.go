@@ -899,10 +899,21 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 			}
 		}
 	}
-	if pr.intraSpacing > 0 && !combInWaves(s.times, w.Waves, pr.intraSpacing*seconds(bw), bw) {
-		// A spacing the waves do not repeat is no comb, and must not keep
-		// the bursts from being read as one: a third of a comb's own
-		// spacing can stand out of its ACF.
+	// isComb says whether a spacing is a retry comb inside the waves: the
+	// waves repeat it, or the wire's retry-after says it is one (a busy
+	// background can drown a long comb's attempts in the windows the
+	// waves are checked in).
+	isComb := func(spacing float64) bool {
+		if combInWaves(s.times, w.Waves, spacing, bw) {
+			return true
+		}
+		delays.Wait()
+		return wireComb(j, measured, spacing, seconds(bw))
+	}
+	if pr.intraSpacing > 0 && !isComb(pr.intraSpacing*seconds(bw)) {
+		// A spacing that is no comb must not keep the bursts from being
+		// read as one: a third of a comb's own spacing can stand out of
+		// its ACF.
 		pr.intraSpacing, pr.intraACF, pr.intraThreshold = 0, 0, 0
 	}
 	if pr.found && pr.intraSpacing == 0 && !strings.Contains(s.name, "call starts") {
@@ -980,7 +991,7 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		var members []bool
 		w.BestLag, onGrid, members = refinePeriodGrid(periodBins*seconds(bw), seconds(bw), centres)
 		w.OnGrid = onGrid
-		if pr.intraSpacing > 0 && !combInWaves(s.times, w.Waves, pr.intraSpacing*seconds(bw), bw) {
+		if pr.intraSpacing > 0 && !isComb(pr.intraSpacing*seconds(bw)) {
 			// A spacing the waves do not repeat is no comb.
 			pr.intraSpacing, pr.intraACF, pr.intraThreshold = 0, 0, 0
 		}
@@ -1146,7 +1157,8 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		if w.IntraWaveSeries != "" {
 			times, _ = attemptTimes(j, window)
 		}
-		if !combInWaves(times, w.Waves, w.IntraWaveSpacing, bw) {
+		delays.Wait()
+		if !combInWaves(times, w.Waves, w.IntraWaveSpacing, bw) && !wireComb(j, measured, w.IntraWaveSpacing, seconds(bw)) {
 			w.IntraWaveSpacing, w.IntraWaveACF, w.IntraWaveThreshold, w.IntraWaveSeries = 0, 0, 0, ""
 		}
 	}
