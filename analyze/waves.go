@@ -903,12 +903,20 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 	// waves repeat it, or the wire's retry-after says it is one (a busy
 	// background can drown a long comb's attempts in the windows the
 	// waves are checked in).
-	isComb := func(spacing float64) bool {
-		if combInWaves(s.times, w.Waves, spacing, bw) {
-			return true
+	// onWireComb says whether a spacing is the wire's comb, read once the
+	// delays are measured.
+	var wireSpacing float64
+	var wireRead, onWire bool
+	onWireComb := func(spacing float64) bool {
+		if !wireRead {
+			delays.Wait()
+			wireSpacing, onWire = wireCombSpacing(j, measured)
+			wireRead = true
 		}
-		delays.Wait()
-		return wireComb(j, measured, spacing, seconds(bw))
+		return onWire && math.Abs(spacing-wireSpacing) <= max(gridTolerance*spacing, 1.5*seconds(bw))
+	}
+	isComb := func(spacing float64) bool {
+		return combInWaves(s.times, w.Waves, spacing, bw) || onWireComb(spacing)
 	}
 	if pr.intraSpacing > 0 && !isComb(pr.intraSpacing*seconds(bw)) {
 		// A spacing that is no comb must not keep the bursts from being
@@ -939,8 +947,7 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 			// where each wave begins will do; it is asked for only once
 			// every reading that needs no such knowledge has failed, so
 			// that a comb of two attempts is still read from its pairs.
-			delays.Wait()
-			if wireComb(j, measured, periodBins*seconds(bw), seconds(bw)) {
+			if onWireComb(periodBins * seconds(bw)) {
 				outer, ok = sizeGroupPeriod(centres, w.Waves, periodBins*seconds(bw), seconds(bw), true)
 				if !ok {
 					outer, ok = gapRunPeriod(centres, periodBins*seconds(bw), seconds(bw), true)
@@ -1157,8 +1164,7 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		if w.IntraWaveSeries != "" {
 			times, _ = attemptTimes(j, window)
 		}
-		delays.Wait()
-		if !combInWaves(times, w.Waves, w.IntraWaveSpacing, bw) && !wireComb(j, measured, w.IntraWaveSpacing, seconds(bw)) {
+		if !combInWaves(times, w.Waves, w.IntraWaveSpacing, bw) && !onWireComb(w.IntraWaveSpacing) {
 			w.IntraWaveSpacing, w.IntraWaveACF, w.IntraWaveThreshold, w.IntraWaveSeries = 0, 0, 0, ""
 		}
 	}
@@ -3478,13 +3484,13 @@ func combPartner(centresNs []float64, self int, step, period, tol float64) bool 
 	return false
 }
 
-// wireComb reports whether lag is the retry-after comb's spacing the wire
-// shows: the retry-after the throttled attempts carry plus an attempt's
-// own time.
-func wireComb(j *joins, delays []DelayStats, lag, binWidth float64) bool {
+// wireCombSpacing is the retry-after comb's spacing the wire shows: the
+// fixed retry-after the throttled attempts carry plus an attempt's own
+// time (the middle of the first thousand throttled attempts').
+func wireCombSpacing(j *joins, delays []DelayStats) (float64, bool) {
 	ra, ok := delayOf(delays, kindRetryAfter)
 	if !ok || ra.N == 0 || !ra.Fixed {
-		return false
+		return 0, false
 	}
 	var durs []float64
 	for _, i := range j.http {
@@ -3500,6 +3506,5 @@ func wireComb(j *joins, delays []DelayStats, lag, binWidth float64) bool {
 		sort.Float64s(durs)
 		d = durs[len(durs)/2]
 	}
-	tol := max(gridTolerance*lag, 1.5*binWidth)
-	return math.Abs(lag-(ra.P50+d)) <= tol
+	return ra.P50 + d, true
 }
