@@ -497,6 +497,8 @@ func TestAccuracyCases(t *testing.T) {
 		{"four attempts 15.3 s apart in a 159 s period: a third of the comb's spacing is no comb", 3023, 42},
 		{"two attempts, a grid through the retries taking in a background clump of three", 3024, 236},
 		{"three attempts 60 s apart merged into 120 s waves over a busy background: the wire's retry-after keeps the comb", 1968, 21},
+		{"one attempt, whole seconds: four waves of 65 to 6 calls on a 6.7 s grid, the ACF at 0.68 of its threshold", 1953, 267},
+		{"one attempt, whole seconds: four waves on a 19.6 s grid, the ACF at 0.55 of its threshold", 3006, 210},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1090,7 +1090,8 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		}
 		if w.Periodic {
 			w.PeriodEvidence = evidenceACF
-		} else if pr.acf <= pr.threshold && pr.acf > gridACFShare*pr.threshold && onGrid-clumps >= minGridOnly && allOnGrids && sharp && apart && inRow && !grows {
+		} else if pr.acf <= pr.threshold && pr.acf > weakGridACFShare*pr.threshold && onGrid-clumps >= minGridOnly && allOnGrids && sharp && apart && inRow && !grows &&
+			(pr.acf > gridACFShare*pr.threshold || shrinksAsStorm(w.Waves, members)) {
 			// A short series (a few waves stamped to the whole second)
 			// gives the shuffled-bin test little room: its threshold is
 			// high, and a period that is not a whole number of bins splits
@@ -3110,7 +3111,22 @@ const (
 	// by this evidence at 0.6 or 0.7.
 	gridACFShare = 0.7
 	minGridOnly  = 4
+	// weakGridACFShare is how far under its threshold the ACF may fall
+	// when, besides, no wave on the grid outgrows an earlier one beyond
+	// Poisson noise, as a replayed storm's survivors never do, and one of
+	// them is more than a clump. Four or five waves of 40-150 calls stamped to the whole second
+	// over a trace several times longer than the storm leave the ACF at
+	// 0.45-0.7 of its threshold; bursts at random times seldom both keep
+	// to one grid and shrink in order.
+	weakGridACFShare = 0.5
 )
+
+// shrinksAsStorm reports whether the waves on the grid hold a storm wave
+// and none outgrows an earlier one beyond Poisson noise.
+func shrinksAsStorm(waves []Wave, onGrid []bool) bool {
+	_, _, grows := outgrowsSurvivors(waves, onGrid, 1)
+	return !grows && holdsStormWave(waves, onGrid)
+}
 
 // gridAndStrays are the bursts on the grid and the strays among the
 // centres, with which of them are on the grid. Bursts a comb explains are

@@ -997,3 +997,31 @@ func TestRetriesOutgrowWave(t *testing.T) {
 		})
 	}
 }
+
+func TestShrinksAsStorm(t *testing.T) {
+	tests := []struct {
+		name   string
+		sizes  []int64
+		onGrid []bool
+		want   bool
+	}{
+		// Accuracy stream 1953, trace 267: one attempt a call, whole
+		// seconds, 4 waves on a 6.7 s grid.
+		{name: "a storm halving each wave", sizes: []int64{65, 29, 13, 6}, onGrid: []bool{true, true, true, true}, want: true},
+		{name: "a last wave within noise of the one before", sizes: []int64{58, 28, 14, 12}, onGrid: []bool{true, true, true, true}, want: true},
+		{name: "a later burst outgrowing an earlier one", sizes: []int64{30, 12, 60, 20}, onGrid: []bool{true, true, true, true}},
+		{name: "clumps only, none a storm wave", sizes: []int64{9, 7, 5, 4}, onGrid: []bool{true, true, true, true}},
+		{name: "the large burst off the grid does not count", sizes: []int64{8, 90, 6, 5}, onGrid: []bool{true, false, true, true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			waves := make([]Wave, len(tc.sizes))
+			for i, n := range tc.sizes {
+				waves[i].Size = n
+			}
+			if got := shrinksAsStorm(waves, tc.onGrid); got != tc.want {
+				t.Errorf("shrinksAsStorm(%v) = %v, want %v", tc.sizes, got, tc.want)
+			}
+		})
+	}
+}
