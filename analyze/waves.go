@@ -1111,8 +1111,7 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 			// no such dilution: its own tests judged the lag.
 			k := int(math.Round(lag / seconds(bw)))
 			gridAgrees := k < len(pr.rawACF) && pr.rawACF[k] > 0 && pr.rawACF[k] <= pr.threshold
-			_, _, outgrows := outgrowsSurvivors(w.Waves, on, 1)
-			storm := holdsStormWave(w.Waves, on) && !outgrows && len(centres)-outgrownClumps(w.Waves, on) >= minGridOnly
+			storm := shrinksAsStorm(w.Waves, on) && len(centres)-outgrownClumps(w.Waves, on) >= minGridOnly
 			sharpOn := sharpWaves(w.Waves, on, lag, 0, seconds(bw))
 			apartOn := true
 			for i := range on {
