@@ -194,7 +194,14 @@ func waveWarnings(w *Waves, duration float64) []string {
 		out = append(out, fmt.Sprintf("fewer than 3 periods observed: only %d %s, too few to tell whether they repeat", len(w.Waves), plural(int64(len(w.Waves)), "burst", "bursts")))
 	}
 	if w.Periodic && len(w.Suspects) == 0 {
-		out = append(out, "the period matches no measured delay: requeue or SDK retry delays could not be measured, or another layer sets the pace")
+		if w.OnGrid <= w.MinRepeats {
+			// Three bursts at one spacing and nothing else is what a short
+			// storm looks like, and what bursts at random times sometimes
+			// make: the trace cannot tell the two apart.
+			out = append(out, fmt.Sprintf("the period rests on %d waves on its grid, the fewest that make one, and matches no measured delay: bursts at unrelated times can line up this well, so check it against the retry and requeue settings", w.OnGrid))
+		} else {
+			out = append(out, "the period matches no measured delay: requeue or SDK retry delays could not be measured, or another layer sets the pace")
+		}
 	}
 	return out
 }
