@@ -58,7 +58,7 @@ var whatIfRepeats = []string{
 	"whatif/openai-ra1-fixed5-s43", "whatif/openai-ra1-fixed5-s44", "whatif/openai-ra2-fixed10-s43",
 	"openai-ra2-fixed10-caddy", "openai-ra2-fixed10-poller", "anthropic-ra1-fixed8-max4", "boto-standard-fixed12-caddy",
 	"boto-standard-fixed14", "openai-ra2-fixed10-nginx", "openai-ra2-fixed10-nocharge", "openai-ra2-fixed10-max0",
-	"openai-radate3-fixed10", "anthropic-rams2500-fixed10", "anthropic-radate2-fixed12",
+	"openai-radate3-fixed10", "anthropic-rams2500-fixed10", "anthropic-radate2-fixed12", "openai-ra12-fixed60-unscaled",
 }
 
 // rerunTruth is the part of a re-run's truth.json the comparison uses.
