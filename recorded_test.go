@@ -182,10 +182,12 @@ var knownMisses = map[string]string{
 	// 3 reached." whether the last attempt succeeded or failed; without
 	// the application's ClientError beside it, those attempts stay unknown
 	// (a warning says how many).
-	"boto-standard-fixed10/sdk/throttled":           "botocore standard debug log: the outcome of an attempt at the limit is not logged",
-	"boto-standard-fixed10/sdk/recovered throttles": "botocore standard debug log: the outcome of an attempt at the limit is not logged",
-	"boto-standard-fixed14/sdk/throttled":           "botocore standard debug log: the outcome of an attempt at the limit is not logged",
-	"boto-standard-fixed14/sdk/recovered throttles": "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	"boto-standard-fixed10/sdk/throttled":                 "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	"boto-standard-fixed10/sdk/recovered throttles":       "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	"boto-standard-fixed14/sdk/throttled":                 "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	"boto-standard-fixed14/sdk/recovered throttles":       "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	"boto-standard-fixed12-caddy/sdk/throttled":           "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	"boto-standard-fixed12-caddy/sdk/recovered throttles": "botocore standard debug log: the outcome of an attempt at the limit is not logged",
 	// A retry-after sent as an HTTP-date: each wait is the date less the
 	// response's time, in (2, 3] s, so the waits vary with the response's
 	// fraction of a second. The whole-second access log cannot time them
@@ -193,14 +195,6 @@ var knownMisses = map[string]string{
 	// spans vary with them.
 	"openai-radate3-fixed10/access+calls/retry-after label":    "HTTP-date retry-after: whole-second stamps cannot time the waits and the call spans vary with the date",
 	"anthropic-radate2-fixed12/access+calls/retry-after label": "HTTP-date retry-after: whole-second stamps cannot time the waits and the call spans vary with the date",
-	// The first wave's 300 calls all retry 12 s and 24 s later (retry-after
-	// honoured exactly) before the jittered requeues spread out: plain
-	// combined has no attempt number to show the three equal, sharp bursts
-	// are one wave's attempts, and reads them as three waves 12.3 s apart.
-	// Every mix with attempt numbers or calls sees one wave.
-	"openai-ra12-full60-unscaled/combined/no period":      "plain combined log: one wave's retry-after comb (3 equal bursts 12 s apart) is read as 3 waves",
-	"boto-standard-fixed12-caddy/sdk/throttled":           "botocore standard debug log: the outcome of an attempt at the limit is not logged",
-	"boto-standard-fixed12-caddy/sdk/recovered throttles": "botocore standard debug log: the outcome of an attempt at the limit is not logged",
 }
 
 // recordedTruths lists the recordings' truth files in name order. Under

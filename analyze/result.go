@@ -7,7 +7,7 @@ import "time"
 
 // SchemaVersion is the version of the JSON result schema (docs/result-schema.md).
 // Bump the minor for additions, the major for renames or removals.
-const SchemaVersion = "1.14"
+const SchemaVersion = "1.15"
 
 // Result is everything stampede concludes about one incident.
 type Result struct {
@@ -295,9 +295,17 @@ type Waves struct {
 	// (fewer than MinRepeats periods in a row hold a wave: see GridRun),
 	// "growth" (a burst on the grid many times a smaller one before it:
 	// see Outgrown), "retry growth" (a burst the retry comb puts after a
-	// wave larger than that wave: see Outgrown) or "chance" (bursts at
-	// random times line up as well too often: see GridChance).
+	// wave larger than that wave: see Outgrown), "chance" (bursts at
+	// random times line up as well too often: see GridChance) or
+	// "outlasted" (the throttling went on at a quarter of its pace or more
+	// after the bursts stopped: see ThrottledAfterBursts).
 	Rejected string `json:"rejected,omitempty"`
+	// ThrottledDuringBursts is, when Rejected is "outlasted", how many
+	// attempts of the series' class were throttled from the first wave's
+	// start to BurstsStopped; ThrottledAfterBursts, how many in as long a
+	// stretch beginning the best lag after BurstsStopped.
+	ThrottledDuringBursts int64 `json:"throttled_during_bursts,omitempty"`
+	ThrottledAfterBursts  int64 `json:"throttled_after_bursts,omitempty"`
 	// GridRun is, when Rejected is "scattered", the most periods in a row
 	// that held a wave on the grid or a burst of its comb.
 	GridRun int `json:"grid_run,omitempty"`

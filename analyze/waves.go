@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -1137,6 +1138,24 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 				w.IntraWaveSpacing, w.IntraWaveACF, w.IntraWaveThreshold, w.IntraWaveSeries = attemptComb(j, window, bw, minLagBins, w.Period/seconds(bw), opt.Seed)
 			}
 			dueWaves(w.Period)
+			// A fixed delay keeps its waves while the throttling lasts:
+			// each throttled call it holds back comes again one period
+			// later. Where the throttling goes on at a quarter of its
+			// pace or more once the bursts have stopped, the waves due
+			// after them included (counted in as long a stretch as the
+			// bursts took, so that a long log after a storm that ended
+			// does not count), they were one synchronised start retried
+			// at that spacing (a retry-after comb), and the storm after
+			// them was spread out: the spacing is not the storm's period.
+			from, stop := w.Waves[0].Start.UnixNano(), w.BurstsStopped.UnixNano()
+			after := stop + int64(w.Period*1e9)
+			during := throttledBetween(j, from, stop)
+			next := throttledBetween(j, after, after+stop-from)
+			if during > 0 && 4*next >= during && !onGridContinued(j, w.Waves, centres, members, w.Period, bw, after, after+stop-from) {
+				w.Periodic, w.Period, w.PeriodEvidence, w.Rejected = false, 0, "", rejectedOutlasted
+				w.IntraWaveSpacing, w.IntraWaveACF, w.IntraWaveThreshold, w.IntraWaveSeries = 0, 0, 0, ""
+				w.ThrottledDuringBursts, w.ThrottledAfterBursts = during, next
+			}
 		}
 	}
 	if pr.found {
@@ -1201,6 +1220,78 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 	}
 	describeAnatomy(j, &w)
 	return w
+}
+
+// onGridContinued reports whether the throttled attempts of the series'
+// class in [from, to] keep to the grid of the waves on it, carried on
+// past the last of them: more than twice as dense within reach of its
+// points as between them. A storm whose later waves were too small to
+// find as bursts still throttles on its grid; a storm spread out by a
+// jittered delay throttles evenly.
+func onGridContinued(j *joins, waves []Wave, centres []float64, onGrid []bool, period float64, binWidth, from, to int64) bool {
+	var anchor float64
+	var widths []float64
+	for i, on := range onGrid {
+		if on {
+			anchor = centres[i]
+			widths = append(widths, waves[i].Width)
+		}
+	}
+	if len(widths) == 0 || to <= from {
+		return false
+	}
+	slices.Sort(widths)
+	// Within half the waves' usual width of a point, and a bin either side
+	// for the stamps' rounding.
+	reach := widths[len(widths)/2]/2*1e9 + float64(binWidth)
+	step := period * 1e9
+	if 2*reach >= step {
+		return false
+	}
+	batch := hasClass(j, timeline.ClassBatch)
+	lo, _ := slices.BinarySearchFunc(j.http, from, func(i int32, t int64) int { return cmp.Compare(j.tl.Events[i].Start, t) })
+	var near, far float64
+	for _, i := range j.http[lo:] {
+		e := &j.tl.Events[i]
+		if e.Start > to {
+			break
+		}
+		if e.Outcome != timeline.OutcomeThrottled || (batch && e.Class != timeline.ClassBatch) {
+			continue
+		}
+		off := math.Mod(float64(e.Start)-anchor, step)
+		if off < 0 {
+			off += step
+		}
+		if off <= reach || off >= step-reach {
+			near++
+		} else {
+			far++
+		}
+	}
+	share := 2 * reach / step
+	// Densities: near over the share of time near a point, far over the
+	// rest.
+	return near/share > 2*far/(1-share)
+}
+
+// throttledBetween counts the throttled attempts in [from, to] of the
+// series' class (batch where there is one). The attempts are in time
+// order, so only the stretch is read.
+func throttledBetween(j *joins, from, to int64) int64 {
+	batch := hasClass(j, timeline.ClassBatch)
+	lo, _ := slices.BinarySearchFunc(j.http, from, func(i int32, t int64) int { return cmp.Compare(j.tl.Events[i].Start, t) })
+	var n int64
+	for _, i := range j.http[lo:] {
+		e := &j.tl.Events[i]
+		if e.Start > to {
+			break
+		}
+		if e.Outcome == timeline.OutcomeThrottled && (!batch || e.Class == timeline.ClassBatch) {
+			n++
+		}
+	}
+	return n
 }
 
 // lastWaveSucceeded reports whether the calls are known and none failed
@@ -3075,6 +3166,7 @@ const (
 	rejectedRetries   = "retry growth"
 	rejectedScattered = "scattered"
 	rejectedOverlap   = "overlap"
+	rejectedOutlasted = "outlasted"
 
 	// strongGridACF is how many times its shuffled threshold an ACF must
 	// be to carry a period strongly: enough that chance alignments of

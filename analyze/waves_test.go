@@ -1025,3 +1025,79 @@ func TestShrinksAsStorm(t *testing.T) {
 		})
 	}
 }
+
+// A fixed delay's waves last as long as the throttling. One synchronised
+// start retried at an exact retry-after makes three sharp bursts, and if
+// a jittered requeue then spreads the storm out, those bursts are not its
+// period; a storm that ends, however long the log after it, keeps its.
+func TestWavesOutlastedByTheThrottling(t *testing.T) {
+	const tasks = 300
+	attempt := func(tl *timeline.Timeline, at int64, out timeline.Outcome) {
+		tl.Events = append(tl.Events, timeline.Event{Start: at, End: at + 1e8, Layer: timeline.LayerHTTP, Outcome: out,
+			Class: timeline.ClassBatch, Status: timeline.Small(statusOf(out)), RetryAfter: timeline.NoRetryAfter, Line: int64(len(tl.Events) + 1)})
+	}
+	// combThenSpread: every task's first call starts within half a second,
+	// its three attempts 12.1 s apart, and each of its three later queue
+	// attempts comes U(0, 60 s) after the last, as a full-jitter requeue
+	// does (openai-ra12-full60-unscaled: 1,196 calls of 300 tasks).
+	combThenSpread := func(seed uint64) *timeline.Timeline {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		tl := &timeline.Timeline{Sources: []timeline.Source{{Path: "combined.log", Format: "synthetic"}}}
+		for range tasks {
+			at := genEpoch + 30e9 + rng.Int64N(5e8)
+			for q := range 4 {
+				for range 3 {
+					attempt(tl, at, timeline.OutcomeThrottled)
+					at += 12_100_000_000
+				}
+				if q < 3 {
+					at += rng.Int64N(60e9)
+				}
+			}
+		}
+		tl.Sort()
+		return tl
+	}
+	// stormThenThrottledLog: a fixed 10 s requeue's storm, then half an
+	// hour of the log with a throttle every two seconds.
+	stormThenThrottledLog := func(seed uint64) *timeline.Timeline {
+		in := incident{sizes: []int{300, 240, 190, 150, 120}, width: time.Second, requeue: 10 * time.Second, attempts: 1,
+			attemptTime: 100 * time.Millisecond, wireOnly: true, seed: seed}
+		tl := in.build()
+		rng := rand.New(rand.NewPCG(seed, 12))
+		end := tl.Events[len(tl.Events)-1].Start
+		for at := end + 30e9; at < end+1800e9; at += int64(rng.ExpFloat64() * 2e9) {
+			attempt(tl, at, timeline.OutcomeThrottled)
+		}
+		tl.Sort()
+		return tl
+	}
+	for _, tc := range []struct {
+		name     string
+		build    func(uint64) *timeline.Timeline
+		periodic bool
+		period   float64
+	}{
+		{"comb then spread", combThenSpread, false, 0},
+		{"storm then a long throttled log", stormThenThrottledLog, true, 10.1},
+	} {
+		outlasted := 0
+		for seed := uint64(1); seed <= 3; seed++ {
+			w := FindWaves(tc.build(seed), Options{Seed: seed})
+			if w.Rejected == rejectedOutlasted {
+				outlasted++
+			}
+			switch {
+			case w.Periodic != tc.periodic:
+				t.Errorf("%s, seed %d: periodic %v, want %v (best lag %.2f s, rejected %q)", tc.name, seed, w.Periodic, tc.periodic, w.BestLag, w.Rejected)
+			case tc.periodic && math.Abs(w.Period-tc.period) > 0.2:
+				t.Errorf("%s, seed %d: period %.2f s, want %.1f s", tc.name, seed, w.Period, tc.period)
+			}
+		}
+		// Other rules may reject a comb's bursts first (a spread burst
+		// lasting longer than the period), but not on every seed.
+		if !tc.periodic && outlasted == 0 {
+			t.Errorf("%s: no seed rejected for the throttling outlasting the bursts", tc.name)
+		}
+	}
+}

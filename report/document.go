@@ -452,6 +452,9 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 				method = append(method, fact{"why not a period", "its 3 bursts are wide and unlike in width, as bursts run together are"})
 			case "overlap":
 				method = append(method, fact{"why not a period", "a burst on its grid lasts longer than the period, so it would run into the next"})
+			case "outlasted":
+				method = append(method, fact{"why not a period", fmt.Sprintf("the throttling went on without its bursts, and off their grid: %s throttled attempts in as long a stretch from a lag after they stopped, against %s while they lasted",
+					count(w.ThrottledAfterBursts), count(w.ThrottledDuringBursts))})
 			case "scattered":
 				method = append(method, fact{"why not a period", fmt.Sprintf("at most %d periods in a row hold a burst on its grid; %d are needed", w.GridRun, w.MinRepeats)})
 			case "growth":
