@@ -188,13 +188,6 @@ var knownMisses = map[string]string{
 	"boto-standard-fixed14/sdk/recovered throttles":       "botocore standard debug log: the outcome of an attempt at the limit is not logged",
 	"boto-standard-fixed12-caddy/sdk/throttled":           "botocore standard debug log: the outcome of an attempt at the limit is not logged",
 	"boto-standard-fixed12-caddy/sdk/recovered throttles": "botocore standard debug log: the outcome of an attempt at the limit is not logged",
-	// A retry-after sent as an HTTP-date: each wait is the date less the
-	// response's time, in (2, 3] s, so the waits vary with the response's
-	// fraction of a second. The whole-second access log cannot time them
-	// or show where in the second the retries land, and the call log's
-	// spans vary with them.
-	"openai-radate3-fixed10/access+calls/retry-after label":    "HTTP-date retry-after: whole-second stamps cannot time the waits and the call spans vary with the date",
-	"anthropic-radate2-fixed12/access+calls/retry-after label": "HTTP-date retry-after: whole-second stamps cannot time the waits and the call spans vary with the date",
 }
 
 // recordedTruths lists the recordings' truth files in name order. Under

@@ -2437,6 +2437,16 @@ func isFixed(ds DelayStats, coarse bool) bool {
 		return false
 	}
 	if coarse {
+		// Truncation spreads a gap over two whole seconds as its ends
+		// fall at different points of the second, unless both keep to
+		// one point: an exact wait of whole seconds (both ends at the
+		// failure's point), or a wait until a clock time (each retry at
+		// the top of a second, whatever the failure's point). Jitter
+		// moves the retry's point, so many gaps agreeing this closely
+		// on such stamps have none.
+		if ds.N >= minFloorGaps && ds.Sigma <= maxWholeSecondSigma {
+			return true
+		}
 		return ds.Mean >= 4 && ds.Sigma <= math.Max(0.02*ds.Mean, 0.55)
 	}
 	return ds.Sigma <= math.Max(0.02*ds.Mean, 0.002) || (tightFloor(ds.P10, ds.P50) && ds.P90-ds.P50 <= 0.15*ds.P50) ||
@@ -2453,6 +2463,11 @@ func sharpFloor(ds DelayStats) bool {
 	spread := ds.P90 - ds.P10
 	return ds.N >= minFloorGaps && ds.Min > 0 && ds.P10-ds.Min <= 0.04*spread && ds.P90-ds.Min <= 0.25*ds.Min
 }
+
+// maxWholeSecondSigma is the widest spread of gaps on whole-second stamps
+// that keep to one point of the second: a gap crossing into the next
+// second once in a hundred spreads them by a tenth of a second.
+const maxWholeSecondSigma = 0.05
 
 // minFloorGaps is the fewest gaps whose lower tenth can show a floor: in
 // fewer, the lowest few sit close by chance.

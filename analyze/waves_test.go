@@ -409,11 +409,16 @@ func TestIsFixed(t *testing.T) {
 	}{
 		{DelayStats{N: 50, Mean: 60, Sigma: 0.1}, false, true},
 		{DelayStats{N: 50, Mean: 12, Sigma: 3}, false, false},
-		{DelayStats{N: 2, Mean: 60, Sigma: 0}, false, false},       // too few to judge
-		{DelayStats{N: 50, Mean: 10, Sigma: 0.45}, true, true},     // whole seconds: truncation spread
-		{DelayStats{N: 50, Mean: 0.6, Sigma: 0.3}, true, false},    // shorter than the resolution allows
-		{DelayStats{N: 50, Mean: 10, Sigma: 0.45}, false, false},   // fine timestamps: that is jitter
-		{DelayStats{N: 50, Mean: 0.5, Sigma: 0.0005}, false, true}, // tight sub-second delay
+		{DelayStats{N: 2, Mean: 60, Sigma: 0}, false, false},    // too few to judge
+		{DelayStats{N: 50, Mean: 10, Sigma: 0.45}, true, true},  // whole seconds: truncation spread
+		{DelayStats{N: 50, Mean: 0.6, Sigma: 0.3}, true, false}, // shorter than the resolution allows
+		// Whole seconds, every gap at one point of the second: an exact
+		// wait of whole seconds, or one until a clock time.
+		{DelayStats{N: 1726, Mean: 2.998, Sigma: 0.012}, true, true},
+		{DelayStats{N: 20, Mean: 2.998, Sigma: 0.012}, true, false}, // too few to tell
+		{DelayStats{N: 1726, Mean: 2.5, Sigma: 0.3}, true, false},   // the gaps cross seconds: cannot tell
+		{DelayStats{N: 50, Mean: 10, Sigma: 0.45}, false, false},    // fine timestamps: that is jitter
+		{DelayStats{N: 50, Mean: 0.5, Sigma: 0.0005}, false, true},  // tight sub-second delay
 		// A busy client: a tenth of the gaps on 2.00 s, the rest up to 0.28 s late.
 		{DelayStats{N: 859, Mean: 2.11, Sigma: 0.09, P10: 2.004, P50: 2.09, P90: 2.23, Min: 2.001, Max: 2.28}, false, true},
 		{DelayStats{N: 30, Mean: 2.11, Sigma: 0.09, P10: 2.004, P50: 2.09, P90: 2.23, Min: 2.001, Max: 2.28}, false, false}, // too few to show a floor
