@@ -3,6 +3,7 @@ package analyze
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -1246,20 +1247,13 @@ func onGridContinued(j *joins, waves []Wave, centres []float64, onGrid []bool, p
 	reach := widths[len(widths)/2]/2*1e9 + float64(binWidth)
 	step := period * 1e9
 	if 2*reach >= step {
-		return false
+		// Waves as wide as the period leave no time between points: the
+		// throttling cannot be shown to have left the grid.
+		return true
 	}
-	batch := hasClass(j, timeline.ClassBatch)
-	lo, _ := slices.BinarySearchFunc(j.http, from, func(i int32, t int64) int { return cmp.Compare(j.tl.Events[i].Start, t) })
 	var near, far float64
-	for _, i := range j.http[lo:] {
-		e := &j.tl.Events[i]
-		if e.Start > to {
-			break
-		}
-		if e.Outcome != timeline.OutcomeThrottled || (batch && e.Class != timeline.ClassBatch) {
-			continue
-		}
-		off := math.Mod(float64(e.Start)-anchor, step)
+	for t := range throttledIn(j, from, to) {
+		off := math.Mod(float64(t)-anchor, step)
 		if off < 0 {
 			off += step
 		}
@@ -1276,22 +1270,32 @@ func onGridContinued(j *joins, waves []Wave, centres []float64, onGrid []bool, p
 }
 
 // throttledBetween counts the throttled attempts in [from, to] of the
-// series' class (batch where there is one). The attempts are in time
-// order, so only the stretch is read.
+// series' class.
 func throttledBetween(j *joins, from, to int64) int64 {
-	batch := hasClass(j, timeline.ClassBatch)
-	lo, _ := slices.BinarySearchFunc(j.http, from, func(i int32, t int64) int { return cmp.Compare(j.tl.Events[i].Start, t) })
 	var n int64
-	for _, i := range j.http[lo:] {
-		e := &j.tl.Events[i]
-		if e.Start > to {
-			break
-		}
-		if e.Outcome == timeline.OutcomeThrottled && (!batch || e.Class == timeline.ClassBatch) {
-			n++
-		}
+	for range throttledIn(j, from, to) {
+		n++
 	}
 	return n
+}
+
+// throttledIn yields the start of each throttled attempt in [from, to] of
+// the series' class (batch where there is one). The attempts are in time
+// order, so only the stretch is read.
+func throttledIn(j *joins, from, to int64) iter.Seq[int64] {
+	return func(yield func(int64) bool) {
+		batch := hasClass(j, timeline.ClassBatch)
+		lo, _ := slices.BinarySearchFunc(j.http, from, func(i int32, t int64) int { return cmp.Compare(j.tl.Events[i].Start, t) })
+		for _, i := range j.http[lo:] {
+			e := &j.tl.Events[i]
+			if e.Start > to {
+				return
+			}
+			if e.Outcome == timeline.OutcomeThrottled && (!batch || e.Class == timeline.ClassBatch) && !yield(e.Start) {
+				return
+			}
+		}
+	}
 }
 
 // lastWaveSucceeded reports whether the calls are known and none failed
@@ -2465,8 +2469,8 @@ func sharpFloor(ds DelayStats) bool {
 }
 
 // maxWholeSecondSigma is the widest spread of gaps on whole-second stamps
-// that keep to one point of the second: a gap crossing into the next
-// second once in a hundred spreads them by a tenth of a second.
+// that keep to one point of the second: one gap in a hundred crossing
+// into the next second already spreads them by σ 0.1 s.
 const maxWholeSecondSigma = 0.05
 
 // minFloorGaps is the fewest gaps whose lower tenth can show a floor: in
