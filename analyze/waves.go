@@ -1150,9 +1150,10 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 			// them was spread out: the spacing is not the storm's period.
 			from, stop := w.Waves[0].Start.UnixNano(), w.BurstsStopped.UnixNano()
 			after := stop + int64(w.Period*1e9)
+			afterEnd := after + stop - from
 			during := throttledBetween(j, from, stop)
-			next := throttledBetween(j, after, after+stop-from)
-			if during > 0 && 4*next >= during && !onGridContinued(j, w.Waves, centres, members, w.Period, bw, after, after+stop-from) {
+			next := throttledBetween(j, after, afterEnd)
+			if during > 0 && 4*next >= during && !onGridContinued(j, w.Waves, centres, members, w.Period, bw, after, afterEnd) {
 				w.Periodic, w.Period, w.PeriodEvidence, w.Rejected = false, 0, "", rejectedOutlasted
 				w.IntraWaveSpacing, w.IntraWaveACF, w.IntraWaveThreshold, w.IntraWaveSeries = 0, 0, 0, ""
 				w.ThrottledDuringBursts, w.ThrottledAfterBursts = during, next
