@@ -499,6 +499,8 @@ func TestAccuracyCases(t *testing.T) {
 		{"three attempts 60 s apart merged into 120 s waves over a busy background: the wire's retry-after keeps the comb", 1968, 21},
 		{"one attempt, whole seconds: four waves of 65 to 6 calls on a 6.7 s grid, the ACF at 0.68 of its threshold", 1953, 267},
 		{"one attempt, whole seconds: four waves on a 19.6 s grid, the ACF at 0.55 of its threshold", 3006, 210},
+		{"one attempt, ten waves decaying by 0.95: neighbours alike at every burst are no pairs, no doubled period", 3106, 191},
+		{"one attempt, seven waves decaying by 0.96 with noise that pairs them: no doubled period", 3176, 120},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -635,6 +635,12 @@ func TestPairPhase(t *testing.T) {
 		// rounding steps by one and two in turn (accuracy stream 2001).
 		{name: "a steady decay whose rounding alternates", waves: sizes(41, 39, 38, 36, 35, 33, 33, 30)},
 		{name: "a slow decay stepping by less than its noise", waves: sizes(90, 89, 85, 86, 82, 81, 77, 78, 75, 74, 72, 71, 67, 68, 64, 64), wantPairs: true},
+		// One burst a wave, decaying by 0.95 and 0.96: the measured
+		// sizes' noise pairs them, but the steps between the pairs stand
+		// no further out of the changes within them than one decay's
+		// spread allows (accuracy streams 3106 and 3176).
+		{name: "a slow decay whose noise pairs every size", waves: sizes(44, 38, 38, 35, 35, 30, 29, 29, 29, 27)},
+		{name: "a slow decay whose noise pairs seven sizes", waves: sizes(72, 61, 63, 56, 56, 50, 49)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

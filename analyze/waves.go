@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/stampede/stampede/spill"
 	"github.com/stampede/stampede/timeline"
 )
@@ -1643,7 +1645,7 @@ func everyKthPeriod(centresNs []float64, phase, k int, binWidth float64) (float6
 // than the bar alone asks is still read when its gaps split cleanly.
 func sizeRuns(centresNs []float64, waves []Wave, k, phase int, lag, tol, minGap, binWidth float64, comb bool) (float64, bool) {
 	var within float64
-	var steps, requeueGaps, retryGaps []float64
+	var steps, withinDiffs, requeueGaps, retryGaps []float64
 	var nWithin, loud int
 	var alike float64 // log-probability of runs this alike by chance
 	for i := range len(waves) - 1 {
@@ -1664,6 +1666,7 @@ func sizeRuns(centresNs []float64, waves []Wave, k, phase int, lag, tol, minGap,
 			return 0, false
 		}
 		retryGaps = append(retryGaps, gap)
+		withinDiffs = append(withinDiffs, d)
 		within += d
 		nWithin++
 		alike += math.Log(probAsAlike(a, b))
@@ -1688,11 +1691,60 @@ func sizeRuns(centresNs []float64, waves []Wave, k, phase int, lag, tol, minGap,
 		// calls reach one in 10²⁵.
 		ratio, bar = minCombStepRatio, 2*bar
 	}
-	if step < minStep || step <= ratio*meanWithin || alike+math.Log(gapSplitChance(requeueGaps, retryGaps, binWidth)) >= bar {
+	gapChance := gapSplitChance(requeueGaps, retryGaps, binWidth)
+	if step < minStep || step <= ratio*meanWithin || alike+math.Log(gapChance) >= bar {
+		return 0, false
+	}
+	if !comb && gapChance == 1 && float64(k)*stepContrastChance(withinDiffs, steps) > maxAlikeChance {
+		// Evenly spaced bursts that are not known to be a comb's are read
+		// as runs only if their sizes leave a storm that merely decays no
+		// chance: such a storm's neighbours are alike at every burst, so
+		// likeness alone, which it has, says nothing of where runs end.
 		return 0, false
 	}
 	return step / max(meanWithin, 0.5), true
 }
+
+// stepContrastChance is how likely the steps between runs are to exceed
+// the changes within runs by as much as they do, were all of them one
+// spread of differences, as in a storm that sheds about as many calls at
+// every burst: the one-sided chance of a two-sample t statistic that
+// large. Medians and median absolute deviations stand for the means and
+// spreads, so that one step from a stray burst before the train, which
+// may be ten times the others, neither makes nor hides the contrast. The
+// spread is held at least minDiffSpread, so that runs exactly alike do
+// not make any step infinitely sure.
+func stepContrastChance(within, steps []float64) float64 {
+	n1, n2 := len(within), len(steps)
+	if n1 == 0 || n2 == 0 || n1+n2 < 3 {
+		return 1
+	}
+	m1, s1 := medianSpread(within)
+	m2, s2 := medianSpread(steps)
+	df := float64(n1 + n2 - 2)
+	sd := max(math.Sqrt((float64(n1-1)*s1*s1+float64(n2-1)*s2*s2)/df), minDiffSpread)
+	t := (m2 - m1) / (sd * math.Sqrt(1/float64(n1)+1/float64(n2)))
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Survival(t)
+}
+
+// medianSpread is the median of xs and their median absolute deviation
+// from it, scaled to a normal spread's standard deviation.
+func medianSpread(xs []float64) (median, spread float64) {
+	sorted := slices.Sorted(slices.Values(xs))
+	median = percentileSorted(sorted, 0.5)
+	dev := make([]float64, len(xs))
+	for i, x := range xs {
+		dev[i] = math.Abs(x - median)
+	}
+	slices.Sort(dev)
+	return median, 1.4826 * percentileSorted(dev, 0.5)
+}
+
+// minDiffSpread is the least spread, in requests, of the differences
+// between neighbouring bursts' sizes that stepContrastChance assumes:
+// counts are whole, so no two bursts are known to agree to better than
+// half a request.
+const minDiffSpread = 0.5
 
 // gapSplitChance is how likely gaps in a random order are to put the
 // requeue gaps all at one end, as they are, or 1 when they are not apart:
@@ -1835,11 +1887,14 @@ func pairPhase(waves []Wave) (int, bool) {
 	// alike is the log-probability, under independent Poisson counts,
 	// of pairs as alike as they are.
 	var alike [2]float64
+	var withinDiffs, acrossDiffs [2][]float64
 	for i := range waves {
 		if i+1 < len(waves) {
 			d := math.Abs(float64(waves[i].Size - waves[i+1].Size))
 			within[i%2] += d
 			across[(i+1)%2] += d
+			withinDiffs[i%2] = append(withinDiffs[i%2], d)
+			acrossDiffs[(i+1)%2] = append(acrossDiffs[(i+1)%2], d)
 			steps[(i+1)%2]++
 			alike[i%2] += math.Log(probAsAlike(waves[i].Size, waves[i+1].Size))
 		}
@@ -1868,9 +1923,13 @@ func pairPhase(waves []Wave) (int, bool) {
 		// what changes within a wave, and pairs too alike for chance. The
 		// steps need not stand out of the counts' Poisson noise: a slowly
 		// decaying storm steps by a few requests a wave, and the pairs'
-		// likeness already says the counts are not independent.
+		// likeness already says the counts are not independent. Nor are
+		// a decaying storm's: each wave is the last one's survivors, so
+		// neighbours are alike at every burst. What pairs have and such a
+		// storm lacks is steps that stand out of the changes within pairs;
+		// either phase may show them, so the chance counts twice.
 		if steps[phase] > 0 && across[phase]/float64(steps[phase]) >= minPairStep && across[phase] > 3*within[phase] &&
-			alike[phase] < math.Log(maxAlikeChance) {
+			alike[phase] < math.Log(maxAlikeChance) && 2*stepContrastChance(withinDiffs[phase], acrossDiffs[phase]) <= maxAlikeChance {
 			return phase, true
 		}
 	}
