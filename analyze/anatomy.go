@@ -494,8 +494,14 @@ func interactiveFinding(w *Waves) string {
 	if im == nil {
 		return ""
 	}
-	s := fmt.Sprintf("Interactive requests were throttled %s of the time inside waves and %s between them",
-		pct(im.InWaves.ThrottleRate), pct(im.Between.ThrottleRate))
+	// The spans are the bursts the report lists; where they keep to no
+	// period the report calls them bursts, and so does this.
+	wave, waves := "wave", "waves"
+	if !w.Periodic {
+		wave, waves = "burst", "bursts"
+	}
+	s := fmt.Sprintf("Interactive requests were throttled %s of the time inside %s and %s between them",
+		pct(im.InWaves.ThrottleRate), waves, pct(im.Between.ThrottleRate))
 	var notes []string
 	if im.Before.Attempts > 0 {
 		notes = append(notes, pct(im.Before.ThrottleRate)+" before the first")
@@ -505,42 +511,42 @@ func interactiveFinding(w *Waves) string {
 		// second: against waves a few seconds wide, that moves attempts
 		// across a wave's edge (on real whole-second logs, 57% inside
 		// waves where the endpoint's own log said 78%).
-		notes = append(notes, fmt.Sprintf("inside and between told apart on timestamps to %s, so attempts within that of a wave's edge may be counted on the wrong side", secs(w.BucketResolution)))
+		notes = append(notes, fmt.Sprintf("inside and between told apart on timestamps to %s, so attempts within that of a %s's edge may be counted on the wrong side", secs(w.BucketResolution), wave))
 	}
 	if len(notes) > 0 {
 		s += " (" + strings.Join(notes, "; ") + ")"
 	}
 	s += fmt.Sprintf("; they found the bucket empty for %s %s", count(im.EmptySeconds), plural(im.EmptySeconds, "second", "seconds"))
 	if im.EmptyAfterLoad > 0 {
-		s += fmt.Sprintf(", %s of them after a wave's batch load had ended", count(im.EmptyAfterLoad))
+		s += fmt.Sprintf(", %s of them after a %s's batch load had ended", count(im.EmptyAfterLoad), wave)
 	}
 	if im.Degraded && degradedSpan(im.Between, im.limit()) {
 		// The between-waves span starts once a wave's last batch attempt
 		// has been answered: throttling there outlasts the load.
-		s += "; they stayed degraded between waves, after the batch load had fallen back"
+		s += "; they stayed degraded between " + waves + ", after the batch load had fallen back"
 		if im.ThrottledFor >= 60 {
-			s += fmt.Sprintf(", and were refused for %s from the first wave", minutes(im.ThrottledFor))
+			s += fmt.Sprintf(", and were refused for %s from the first %s", minutes(im.ThrottledFor), wave)
 		}
 	}
 	switch {
 	case !im.Degraded:
-		s += "; the waves did not degrade them"
+		s += "; the " + waves + " did not degrade them"
 	case im.Recovered && im.RecoveredAfter == 0:
-		s += "; no degradation remained after the last wave"
+		s += "; no degradation remained after the last " + wave
 	case im.Recovered:
-		s += fmt.Sprintf("; they stayed degraded %s after the last wave", secs(im.RecoveredAfter))
+		s += fmt.Sprintf("; they stayed degraded %s after the last %s", secs(im.RecoveredAfter), wave)
 	case im.After.Attempts == 0:
 		// "still degraded 0 s after the last wave" would claim a
 		// measurement that no request was there to make.
-		s += "; the log holds no interactive request after the last wave to tell whether they recovered"
+		s += "; the log holds no interactive request after the last " + wave + " to tell whether they recovered"
 	default:
-		s += fmt.Sprintf("; they were still degraded %s after the last wave, when the log ends", secs(im.RecoveredAfter))
+		s += fmt.Sprintf("; they were still degraded %s after the last %s, when the log ends", secs(im.RecoveredAfter), wave)
 	}
 	if w.BucketEmptyAfter != nil && w.BucketEmptyFor != nil {
-		s += fmt.Sprintf(". The limit ran out %s into each wave and stayed too empty for a request %s after its last throttle",
-			secs(*w.BucketEmptyAfter), secs(*w.BucketEmptyFor))
+		s += fmt.Sprintf(". The limit ran out %s into each %s and stayed too empty for a request %s after its last throttle",
+			secs(*w.BucketEmptyAfter), wave, secs(*w.BucketEmptyFor))
 		if w.BucketRefill != nil {
-			s += fmt.Sprintf("; refilling what a wave found in it took %s", secs(*w.BucketRefill))
+			s += fmt.Sprintf("; refilling what a %s found in it took %s", wave, secs(*w.BucketRefill))
 		}
 		s += " (medians"
 		if w.BucketResolution > 0 {

@@ -509,11 +509,49 @@ func TestInteractiveFindingLogEndsAtLastWave(t *testing.T) {
 			"still degraded 0 s after the last wave, when the log ends", "to tell whether"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := Waves{Interactive: &InteractiveImpact{Degraded: true,
+			w := Waves{Periodic: true, Interactive: &InteractiveImpact{Degraded: true,
 				InWaves: ImpactSpan{Attempts: 10, Throttled: 9, ThrottleRate: 0.9}, After: tc.after}}
 			f := interactiveFinding(&w)
 			if !strings.Contains(f, tc.say) || strings.Contains(f, tc.never) {
 				t.Errorf("finding %q, want it to say %q and not %q", f, tc.say, tc.never)
+			}
+		})
+	}
+}
+
+// TestInteractiveFindingNamesBursts: where the bursts keep to no period
+// the report lists them as bursts, not waves, and the interactive finding
+// beside "No periodic waves" names them the same way.
+func TestInteractiveFindingNamesBursts(t *testing.T) {
+	empty := 2.0
+	for _, tc := range []struct {
+		name       string
+		periodic   bool
+		say, never []string
+	}{
+		{"periodic", true,
+			[]string{"inside waves and", "between waves, after the batch load", "after a wave's batch load", "from the first wave", "after the last wave", "into each wave", "what a wave found", "a wave's edge"},
+			[]string{"burst"}},
+		{"no period", false,
+			[]string{"inside bursts and", "between bursts, after the batch load", "after a burst's batch load", "from the first burst", "after the last burst", "into each burst", "what a burst found", "a burst's edge"},
+			[]string{"wave"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := Waves{Periodic: tc.periodic, BucketResolution: 1, BucketEmptyAfter: &empty, BucketEmptyFor: &empty, BucketRefill: &empty,
+				Interactive: &InteractiveImpact{Degraded: true, EmptySeconds: 5, EmptyAfterLoad: 2, ThrottledFor: 90, RecoveredAfter: 12,
+					InWaves: ImpactSpan{Attempts: 10, Throttled: 9, ThrottleRate: 0.9},
+					Between: ImpactSpan{Attempts: 10, Throttled: 8, ThrottleRate: 0.8},
+					After:   ImpactSpan{Attempts: 10, Throttled: 10, ThrottleRate: 1}}}
+			f := interactiveFinding(&w)
+			for _, want := range tc.say {
+				if !strings.Contains(f, want) {
+					t.Errorf("finding %q, want it to say %q", f, want)
+				}
+			}
+			for _, not := range tc.never {
+				if strings.Contains(f, not) {
+					t.Errorf("finding %q, want no %q in it", f, not)
+				}
 			}
 		})
 	}
