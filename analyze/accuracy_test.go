@@ -501,6 +501,7 @@ func TestAccuracyCases(t *testing.T) {
 		{"one attempt, whole seconds: four waves on a 19.6 s grid, the ACF at 0.55 of its threshold", 3006, 210},
 		{"one attempt, ten waves decaying by 0.95: neighbours alike at every burst are no pairs, no doubled period", 3106, 191},
 		{"one attempt, seven waves decaying by 0.96 with noise that pairs them: no doubled period", 3176, 120},
+		{"two attempts, whole seconds: the throttling after the bursts keeps to a grid 1.6% longer than the ACF's lag", 3141, 82},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1254,22 +1254,47 @@ func onGridContinued(j *joins, waves []Wave, centres []float64, onGrid []bool, p
 		// throttling cannot be shown to have left the grid.
 		return true
 	}
-	var near, far float64
+	// The period is known to a few per cent, and the grid is carried on
+	// over as many periods as the bursts took: an error that small walks
+	// the later points off their waves. Periods within half the grid's
+	// tolerance are tried, each step moving the stretch's far end by at
+	// most half the reach, and the one that keeps most throttles near its
+	// points is judged.
+	var times []float64 // from the anchor, ascending
 	for t := range throttledIn(j, from, to) {
-		off := math.Mod(float64(t)-anchor, step)
-		if off < 0 {
-			off += step
-		}
-		if off <= reach || off >= step-reach {
-			near++
-		} else {
-			far++
+		times = append(times, float64(t)-anchor)
+	}
+	if len(times) == 0 {
+		return false
+	}
+	delta := max(reach/2*step/(float64(to)-anchor), 1e-6*step)
+	tries := int(math.Ceil(gridTolerance / 2 * step / delta))
+	var near int
+	for k := -tries; k <= tries; k++ {
+		if p := step + float64(k)*delta; 2*reach < p {
+			near = max(near, nearGridPoints(times, p, reach))
 		}
 	}
 	share := 2 * reach / step
 	// Densities: near over the share of time near a point, far over the
 	// rest.
-	return near/share > 2*far/(1-share)
+	return float64(near)/share > 2*float64(len(times)-near)/(1-share)
+}
+
+// nearGridPoints counts the ascending times within reach of a multiple
+// of step, which is more than twice reach.
+func nearGridPoints(times []float64, step, reach float64) int {
+	n := 0
+	first, last := times[0], times[len(times)-1]
+	for m := math.Ceil((first - reach) / step); m*step-reach <= last; m++ {
+		lo, _ := slices.BinarySearch(times, m*step-reach)
+		hi, found := slices.BinarySearch(times, m*step+reach)
+		for found && hi < len(times) && times[hi] == m*step+reach {
+			hi++
+		}
+		n += hi - lo
+	}
+	return n
 }
 
 // throttledBetween counts the throttled attempts in [from, to] of the

@@ -1031,6 +1031,32 @@ func TestShrinksAsStorm(t *testing.T) {
 	}
 }
 
+// TestNearGridPoints pins the count of times within reach of a multiple
+// of the step, edges included.
+func TestNearGridPoints(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		times       []float64
+		step, reach float64
+		want        int
+	}{
+		{"on the points", []float64{0, 10, 20, 30}, 10, 1, 4},
+		{"between the points", []float64{5, 15, 25}, 10, 1, 0},
+		{"at the edges of reach", []float64{9, 11, 19, 21}, 10, 1, 4},
+		{"just past them", []float64{8.9, 11.1, 18.9, 21.1}, 10, 1, 0},
+		{"before the first point", []float64{-1, -0.5, 3}, 10, 1, 2},
+		{"ties at an edge", []float64{11, 11, 11, 12}, 10, 1, 3},
+		{"a step drifting off", []float64{0, 10.2, 20.4, 30.6, 40.8, 51}, 10, 0.5, 3},
+		{"the drifting step matched", []float64{0, 10.2, 20.4, 30.6, 40.8, 51}, 10.2, 0.5, 6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := nearGridPoints(tc.times, tc.step, tc.reach); got != tc.want {
+				t.Errorf("nearGridPoints(%v, %v, %v) = %d, want %d", tc.times, tc.step, tc.reach, got, tc.want)
+			}
+		})
+	}
+}
+
 // A fixed delay's waves last as long as the throttling. One synchronised
 // start retried at an exact retry-after makes three sharp bursts, and if
 // a jittered requeue then spreads the storm out, those bursts are not its
