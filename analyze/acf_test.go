@@ -620,6 +620,8 @@ func TestPairPhase(t *testing.T) {
 		waves     []Wave
 		phase     int
 		wantPairs bool
+		// onWire says the wire's retry-after is the bursts' spacing.
+		onWire bool
 	}{
 		{name: "every call retried: sizes in steps", waves: sizes(257, 260, 228, 229, 203, 203, 180, 180), wantPairs: true},
 		{name: "steps starting one burst in", waves: sizes(40, 257, 260, 228, 229, 203, 203, 180, 180), phase: 1, wantPairs: true},
@@ -641,10 +643,13 @@ func TestPairPhase(t *testing.T) {
 		// spread allows (accuracy streams 3106 and 3176).
 		{name: "a slow decay whose noise pairs every size", waves: sizes(44, 38, 38, 35, 35, 30, 29, 29, 29, 27)},
 		{name: "a slow decay whose noise pairs seven sizes", waves: sizes(72, 61, 63, 56, 56, 50, 49)},
+		// The same sizes where the wire shows the spacing to be the
+		// retry-after: the bursts are attempts, and pair as before.
+		{name: "sizes paired with the wire's retry-after as their spacing", waves: sizes(72, 61, 63, 56, 56, 50, 49), onWire: true, phase: 1, wantPairs: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			phase, ok := pairPhase(tc.waves)
+			phase, ok := pairPhase(tc.waves, tc.onWire)
 			if ok != tc.wantPairs || (ok && phase != tc.phase) {
 				t.Errorf("pairs %v phase %d, want %v phase %d", ok, phase, tc.wantPairs, tc.phase)
 			}
@@ -725,7 +730,7 @@ func TestSizeGroupPeriod(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			centres, waves := train(tc.lag, tc.boundary, tc.k, tc.straggler, tc.sizes...)
-			got, ok := sizeGroupPeriod(centres, waves, tc.lag, 0.1, tc.comb)
+			got, ok := sizeGroupPeriod(centres, waves, tc.lag, 0.1, tc.comb, tc.comb)
 			if ok != (tc.want > 0) || math.Abs(got-tc.want) > 0.05*max(tc.want, 1) {
 				t.Errorf("period %.2f (ok %v), want %v", got, ok, tc.want)
 			}

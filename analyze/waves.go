@@ -936,11 +936,16 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		// once, so they hold no comb: bursts alike in size there are a
 		// slowly decaying storm, not a wave's attempts.
 		outer, ok := groupPeriod(centres, periodBins*seconds(bw), seconds(bw))
+		// Where the wire's retry-after is the lag, the bursts are known to
+		// be attempts, and their sizes need only say where each wave
+		// begins; elsewhere they must also rule out a storm that merely
+		// decays.
+		onWire := !ok && onWireComb(periodBins*seconds(bw))
 		if !ok {
-			outer, ok = sizeGroupPeriod(centres, w.Waves, periodBins*seconds(bw), seconds(bw), false)
+			outer, ok = sizeGroupPeriod(centres, w.Waves, periodBins*seconds(bw), seconds(bw), false, onWire)
 		}
 		if !ok {
-			outer, ok = alternatingPeriod(centres, w.Waves, periodBins*seconds(bw), seconds(bw))
+			outer, ok = alternatingPeriod(centres, w.Waves, periodBins*seconds(bw), seconds(bw), onWire)
 		}
 		if !ok {
 			outer, ok = gapRunPeriod(centres, periodBins*seconds(bw), seconds(bw), false)
@@ -951,8 +956,8 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 			// where each wave begins will do; it is asked for only once
 			// every reading that needs no such knowledge has failed, so
 			// that a comb of two attempts is still read from its pairs.
-			if onWireComb(periodBins * seconds(bw)) {
-				outer, ok = sizeGroupPeriod(centres, w.Waves, periodBins*seconds(bw), seconds(bw), true)
+			if onWire {
+				outer, ok = sizeGroupPeriod(centres, w.Waves, periodBins*seconds(bw), seconds(bw), true, true)
 				if !ok {
 					outer, ok = gapRunPeriod(centres, periodBins*seconds(bw), seconds(bw), true)
 				}
@@ -1543,7 +1548,7 @@ func groupPeriod(centresNs []float64, lag, binWidth float64) (float64, bool) {
 // attempts whose spacing is half the period, where only the sizes tell a
 // wave's first attempts from its retries (see pairPhase). ok is false
 // unless at least six bursts are evenly spaced and pair up.
-func alternatingPeriod(centresNs []float64, waves []Wave, lag, binWidth float64) (float64, bool) {
+func alternatingPeriod(centresNs []float64, waves []Wave, lag, binWidth float64, onWire bool) (float64, bool) {
 	const minBursts = 6
 	tol := max(gridTolerance*lag, 1.5*binWidth)
 	if len(centresNs) < minBursts {
@@ -1554,7 +1559,7 @@ func alternatingPeriod(centresNs []float64, waves []Wave, lag, binWidth float64)
 			return 0, false
 		}
 	}
-	phase, ok := pairPhase(waves)
+	phase, ok := pairPhase(waves, onWire)
 	if !ok {
 		return 0, false
 	}
@@ -1585,18 +1590,18 @@ func alternatingPeriod(centresNs []float64, waves []Wave, lag, binWidth float64)
 // were merged, a quarter of the period being the merge gap. Only the
 // first reading lets a burst half a lag from its neighbour, such as the
 // background's clump, break the train rather than join it.
-func sizeGroupPeriod(centresNs []float64, waves []Wave, lag, binWidth float64, comb bool) (float64, bool) {
+func sizeGroupPeriod(centresNs []float64, waves []Wave, lag, binWidth float64, comb, onWire bool) (float64, bool) {
 	tol := max(gridTolerance*lag, 1.5*binWidth)
-	if p, ok := sizeGroupPeriodFrom(centresNs, waves, lag, binWidth, lag-tol, comb); ok {
+	if p, ok := sizeGroupPeriodFrom(centresNs, waves, lag, binWidth, lag-tol, comb, onWire); ok {
 		return p, true
 	}
-	return sizeGroupPeriodFrom(centresNs, waves, lag, binWidth, lag/4, comb)
+	return sizeGroupPeriodFrom(centresNs, waves, lag, binWidth, lag/4, comb, onWire)
 }
 
 // sizeGroupPeriodFrom is sizeGroupPeriod with requeue gaps between runs of
-// at least minGap seconds. comb says the lag is the retry-after comb the
-// wire shows (see sizeRuns).
-func sizeGroupPeriodFrom(centresNs []float64, waves []Wave, lag, binWidth, minGap float64, comb bool) (float64, bool) {
+// at least minGap seconds. onWire says the lag is the retry-after comb the
+// wire shows, and comb that its looser bars apply (see sizeRuns).
+func sizeGroupPeriodFrom(centresNs []float64, waves []Wave, lag, binWidth, minGap float64, comb, onWire bool) (float64, bool) {
 	tol := max(gridTolerance*lag, 1.5*binWidth)
 	if len(centresNs) != len(waves) {
 		return 0, false
@@ -1628,7 +1633,7 @@ func sizeGroupPeriodFrom(centresNs []float64, waves []Wave, lag, binWidth, minGa
 			break
 		}
 		for phase := range k {
-			ratio, ok := sizeRuns(centresNs, waves, k, phase, lag, tol, minGap, binWidth, comb)
+			ratio, ok := sizeRuns(centresNs, waves, k, phase, lag, tol, minGap, binWidth, comb, onWire)
 			if ok && ratio > bestRatio {
 				bestK, bestPhase, bestRatio = k, phase, ratio
 			}
@@ -1668,7 +1673,7 @@ func everyKthPeriod(centresNs []float64, phase, k int, binWidth float64) (float6
 // of every requeue's, which bursts at independent times seldom do. The two
 // chances multiply, so a short storm whose runs are a little less alike
 // than the bar alone asks is still read when its gaps split cleanly.
-func sizeRuns(centresNs []float64, waves []Wave, k, phase int, lag, tol, minGap, binWidth float64, comb bool) (float64, bool) {
+func sizeRuns(centresNs []float64, waves []Wave, k, phase int, lag, tol, minGap, binWidth float64, comb, onWire bool) (float64, bool) {
 	var within float64
 	var steps, withinDiffs, requeueGaps, retryGaps []float64
 	var nWithin, loud int
@@ -1720,11 +1725,12 @@ func sizeRuns(centresNs []float64, waves []Wave, k, phase int, lag, tol, minGap,
 	if step < minStep || step <= ratio*meanWithin || alike+math.Log(gapChance) >= bar {
 		return 0, false
 	}
-	if !comb && gapChance == 1 && float64(k)*stepContrastChance(withinDiffs, steps) > maxAlikeChance {
-		// Evenly spaced bursts that are not known to be a comb's are read
-		// as runs only if their sizes leave a storm that merely decays no
-		// chance: such a storm's neighbours are alike at every burst, so
-		// likeness alone, which it has, says nothing of where runs end.
+	if !onWire && gapChance == 1 && float64(k)*stepContrastChance(withinDiffs, steps) > maxAlikeChance {
+		// Evenly spaced bursts that the wire does not show to be a comb's
+		// are read as runs only if their sizes leave a storm that merely
+		// decays no chance: such a storm's neighbours are alike at every
+		// burst, so likeness alone, which it has, says nothing of where
+		// runs end.
 		return 0, false
 	}
 	return step / max(meanWithin, 0.5), true
@@ -1904,7 +1910,7 @@ func gapRunPeriod(centresNs []float64, lag, binWidth float64, comb bool) (float6
 // each must be more than Poisson counts would give: sizes in turn above
 // and below their neighbours by several standard deviations, or pairs
 // more alike than independent counts of their size are.
-func pairPhase(waves []Wave) (int, bool) {
+func pairPhase(waves []Wave, onWire bool) (int, bool) {
 	var within, across [2]float64 // by the parity of a pair's first burst
 	var steps [2]int              // how many differences across holds
 	var peaks [2]int
@@ -1952,9 +1958,11 @@ func pairPhase(waves []Wave) (int, bool) {
 		// a decaying storm's: each wave is the last one's survivors, so
 		// neighbours are alike at every burst. What pairs have and such a
 		// storm lacks is steps that stand out of the changes within pairs;
-		// either phase may show them, so the chance counts twice.
+		// either phase may show them, so the chance counts twice. Where
+		// the wire's retry-after is the spacing (onWire), the bursts are
+		// known to be attempts, and that storm is ruled out already.
 		if steps[phase] > 0 && across[phase]/float64(steps[phase]) >= minPairStep && across[phase] > 3*within[phase] &&
-			alike[phase] < math.Log(maxAlikeChance) && 2*stepContrastChance(withinDiffs[phase], acrossDiffs[phase]) <= maxAlikeChance {
+			alike[phase] < math.Log(maxAlikeChance) && (onWire || 2*stepContrastChance(withinDiffs[phase], acrossDiffs[phase]) <= maxAlikeChance) {
 			return phase, true
 		}
 	}
