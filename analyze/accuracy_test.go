@@ -502,6 +502,8 @@ func TestAccuracyCases(t *testing.T) {
 		{"one attempt, ten waves decaying by 0.95: neighbours alike at every burst are no pairs, no doubled period", 3106, 191},
 		{"one attempt, seven waves decaying by 0.96 with noise that pairs them: no doubled period", 3176, 120},
 		{"two attempts, whole seconds: the throttling after the bursts keeps to a grid 1.6% longer than the ACF's lag", 3141, 82},
+		{"one attempt, two bursts 66.7 s apart with the ACF at twice its threshold: the third wave is found where it is due", 1985, 76},
+		{"three attempts, two bursts 51.1 s apart over a busy background: the third wave is found where it is due", 1984, 36},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

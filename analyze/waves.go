@@ -1171,16 +1171,21 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		// A short storm of whole-second stamps can leave its fourth wave
 		// too small to stand out of the background on its own, and three
 		// bursts on a grid are too few for the grid's own evidence when
-		// the ACF falls just short of its threshold. The waves the grid
-		// says are due are looked for, and kept only if the period then
-		// holds on its own evidence, with every wave sharp (more than three
-		// on the grid excuse wide ones elsewhere, but here the extra waves
-		// were only looked for because of the grid); otherwise the
-		// judgement is made again on the bursts alone.
+		// the ACF falls just short of its threshold. A storm that sheds
+		// half its calls a wave over a busy background can likewise leave
+		// two bursts, the ACF over its threshold at their spacing, and its
+		// third wave a few calls above the background where that spacing
+		// says it is due. The waves the grid says are due are looked for,
+		// and kept only if the period then holds on its own evidence, with
+		// every wave sharp (more than three on the grid excuse wide ones
+		// elsewhere, but here the extra waves were only looked for because
+		// of the grid); otherwise the judgement is made again on the
+		// bursts alone.
 		lag, on, _ := refinePeriodGrid(periodBins*seconds(bw), seconds(bw), centres)
 		savedW, savedCentres, savedPR := w, centres, pr
-		extended := pr.acf <= pr.threshold && pr.acf > gridACFShare*pr.threshold &&
-			on == len(centres) && on >= minRepeats && on < minGridOnly && dueWaves(lag) > 0
+		weakOnThree := pr.acf <= pr.threshold && pr.acf > gridACFShare*pr.threshold && on >= minRepeats
+		strongOnTwo := pr.acf > pr.threshold && on == minRepeats-1
+		extended := (weakOnThree || strongOnTwo) && on == len(centres) && on < minGridOnly && dueWaves(lag) > 0
 		judge()
 		if extended && !(w.Periodic && sharpWaves(w.Waves, slices.Repeat([]bool{true}, len(w.Waves)), w.BestLag, 0, seconds(bw))) {
 			w, centres, pr = savedW, savedCentres, savedPR
