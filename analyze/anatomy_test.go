@@ -187,17 +187,7 @@ func TestInteractiveDegradedAfterBatch(t *testing.T) {
 			if im.EmptyAfterLoad != tc.afterLoad || math.Abs(im.ThrottledFor-tc.throttledFor) > 1e-6 {
 				t.Errorf("empty seconds after the load %d, throttled for %v s; want %d, %v s", im.EmptyAfterLoad, im.ThrottledFor, tc.afterLoad, tc.throttledFor)
 			}
-			f := interactiveFinding(&w)
-			for _, want := range tc.say {
-				if !strings.Contains(f, want) {
-					t.Errorf("finding %q, want it to say %q", f, want)
-				}
-			}
-			for _, bad := range tc.never {
-				if strings.Contains(f, bad) {
-					t.Errorf("finding %q says %q", f, bad)
-				}
-			}
+			checkPhrases(t, interactiveFinding(&w), tc.say, tc.never)
 		})
 	}
 }
@@ -542,18 +532,24 @@ func TestInteractiveFindingNamesBursts(t *testing.T) {
 					InWaves: ImpactSpan{Attempts: 10, Throttled: 9, ThrottleRate: 0.9},
 					Between: ImpactSpan{Attempts: 10, Throttled: 8, ThrottleRate: 0.8},
 					After:   ImpactSpan{Attempts: 10, Throttled: 10, ThrottleRate: 1}}}
-			f := interactiveFinding(&w)
-			for _, want := range tc.say {
-				if !strings.Contains(f, want) {
-					t.Errorf("finding %q, want it to say %q", f, want)
-				}
-			}
-			for _, not := range tc.never {
-				if strings.Contains(f, not) {
-					t.Errorf("finding %q, want no %q in it", f, not)
-				}
-			}
+			checkPhrases(t, interactiveFinding(&w), tc.say, tc.never)
 		})
+	}
+}
+
+// checkPhrases fails t unless finding holds every phrase of say and none
+// of never.
+func checkPhrases(t *testing.T, finding string, say, never []string) {
+	t.Helper()
+	for _, want := range say {
+		if !strings.Contains(finding, want) {
+			t.Errorf("finding %q, want it to say %q", finding, want)
+		}
+	}
+	for _, bad := range never {
+		if strings.Contains(finding, bad) {
+			t.Errorf("finding %q says %q", finding, bad)
+		}
 	}
 }
 
