@@ -1115,3 +1115,43 @@ func TestBurstGridPeriod(t *testing.T) {
 		})
 	}
 }
+
+// TestStepContrastChanceProperties holds the chance that steps stand out
+// of the changes within runs to what a chance must be: within [0, 1], a
+// half where steps and changes are one sample, smaller when every step
+// grows by as much, and untouched by a stray step however large (the
+// medians).
+func TestStepContrastChanceProperties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	for trial := range 500 {
+		within := make([]float64, 2+rng.IntN(10))
+		steps := make([]float64, 2+rng.IntN(6))
+		for i := range within {
+			within[i] = float64(rng.IntN(8))
+		}
+		for i := range steps {
+			steps[i] = float64(rng.IntN(20))
+		}
+		p := stepContrastChance(within, steps)
+		if p < 0 || p > 1 || math.IsNaN(p) {
+			t.Fatalf("trial %d: chance %v outside [0, 1]", trial, p)
+		}
+		if same := stepContrastChance(within, within); math.Abs(same-0.5) > 1e-9 {
+			t.Fatalf("trial %d: changes against themselves give %v, want 0.5", trial, same)
+		}
+		raised := make([]float64, len(steps))
+		by := 1 + float64(rng.IntN(5))
+		for i, s := range steps {
+			raised[i] = s + by
+		}
+		if q := stepContrastChance(within, raised); q > p+1e-12 {
+			t.Fatalf("trial %d: raising every step by %v raised the chance from %v to %v", trial, by, p, q)
+		}
+	}
+	// A step from a stray burst before the train, however large, moves
+	// neither the steps' median nor their spread.
+	within, steps := []float64{3, 1, 0, 0}, []float64{217, 32, 26, 23}
+	if a, b := stepContrastChance(within, steps), stepContrastChance(within, []float64{1e6, 32, 26, 23}); a != b {
+		t.Errorf("a stray step of 217 gives %v, of 1e6 %v: want them equal", a, b)
+	}
+}
