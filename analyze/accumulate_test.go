@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/stampede/stampede/ingest"
@@ -47,7 +48,18 @@ func TestAccumulatorsMergeAsOne(t *testing.T) {
 		counted := one.observers(tl)
 		table, bound := clientsIn(tl, counted, 1)
 		j := buildJoins(tl)
+		// buildJoins drops the event-to-group index once it has tallied;
+		// the chains of the groups give it back.
+		j.groupOf = slices.Repeat([]int32{-1}, len(tl.Events))
+		for g := range j.groups {
+			for i := range j.attemptsOf(g) {
+				j.groupOf[i] = int32(g)
+			}
+		}
 		tally := tallyAttemptsIn(j, 1)
+		if !reflect.DeepEqual(tally, j.tally) {
+			t.Errorf("%s: the joins' tally differs from one over the rebuilt index", in.name)
+		}
 		if tally.attempts == 0 || tally.throttledRecovered+tally.throttledInFailed+tally.throttledInUnknown == 0 {
 			t.Fatalf("%s: no attempts tallied", in.name)
 		}

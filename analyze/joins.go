@@ -20,9 +20,7 @@ type attemptGroup struct {
 	first, last int32
 	n           int32
 	task        timeline.Sym
-	// callEvent is the matching SDK call event, or -1.
-	callEvent int32
-	class     timeline.Class
+	class       timeline.Class
 }
 
 // callUnit is one call, from the SDK log when there is one, else from an
@@ -76,12 +74,13 @@ type joins struct {
 
 	groups []attemptGroup
 	// groupOf maps an event index to its attempt group, -1 when unjoined or
-	// not an attempt.
+	// not an attempt. Only the joins read it: buildJoinsWith drops it.
 	groupOf []int32
 	// nextAttempt is, for an attempt in a group, the index of the group's
 	// next attempt, or -1.
 	nextAttempt []int32
-	// groupByCallID finds the group of a call id seen on the wire.
+	// groupByCallID finds the group of a call id seen on the wire; only
+	// buildCalls reads it, and drops it.
 	groupByCallID symIndex
 
 	joinedByCallID, joinedByTaskAttempt int64
@@ -114,6 +113,11 @@ func (j *joins) warnf(format string, a ...any) {
 	j.warnings = append(j.warnings, fmt.Sprintf(format, a...))
 }
 
+// drop lets go of the slices j shares with the other copies of the joins,
+// keeping its warnings: Run gives each analysis a copy, and a slice's
+// memory goes back once every copy that held it has dropped it.
+func (j *joins) drop() { *j = joins{warnings: j.warnings} }
+
 func (j *joins) joinedAttempts() int64 { return j.joinedByCallID + j.joinedByTaskAttempt }
 
 // queueAttemptsOf returns task t's queue attempts in time order, as
@@ -130,8 +134,8 @@ func buildJoins(tl *timeline.Timeline) *joins {
 func buildJoinsWith(tl *timeline.Timeline, counts *eventCounts) *joins {
 	n := len(tl.Events)
 	j := &joins{tl: tl, counts: counts, groupOf: spill.Make[int32](n, n), nextAttempt: spill.Make[int32](n, n)}
-	// Room for every event: capacity that is never written costs no memory
-	// on the machine, while growing by doubling copies the slice each time.
+	// Room for every event, fitted once filled: growing by doubling would
+	// copy the slice each time.
 	j.http = spill.Make[int32](0, n)
 	j.counted = counts.observers(tl)
 	for i := range tl.Events {
@@ -147,10 +151,15 @@ func buildJoinsWith(tl *timeline.Timeline, counts *eventCounts) *joins {
 			j.callEvents = append(j.callEvents, int32(i))
 		}
 	}
+	j.http = fitted(j.http)
 	j.joinAttempts()
 	j.buildCalls()
 	// After buildCalls, which gives groups the task of their call.
 	j.tally = tallyAttempts(j)
+	// Nothing after the tally reads an event's group: an int32 per event
+	// less through the analyses.
+	spill.Free(j.groupOf)
+	j.groupOf = nil
 	j.warnJoinCoverage()
 	j.buildQueue()
 	return j
@@ -165,7 +174,11 @@ func (j *joins) joinAttempts() {
 	j.groupByCallID = byID
 	current := newSymIndex()
 	defer spill.Free(current)
+	// Sized for the worst case, a group per attempt, and fitted once the
+	// groups are known: on an incident log it is a few times too large, and
+	// the joins are held through the analyses.
 	j.groups = spill.Make[attemptGroup](0, len(j.http))
+	defer func() { j.groups = fitted(j.groups) }()
 	for _, i := range j.http {
 		e := &j.tl.Events[i]
 		switch {
@@ -220,7 +233,7 @@ func (j *joins) warnJoinCoverage() {
 }
 
 func (j *joins) newGroup(e *timeline.Event) int {
-	j.groups = append(j.groups, attemptGroup{task: e.TaskID, class: e.Class, callEvent: -1})
+	j.groups = append(j.groups, attemptGroup{task: e.TaskID, class: e.Class})
 	return len(j.groups) - 1
 }
 
@@ -313,6 +326,10 @@ func (x symIndex) get(s timeline.Sym) (int, bool) {
 func (x symIndex) set(s timeline.Sym, i int) { x[s] = int32(i + 1) }
 
 func (j *joins) buildCalls() {
+	defer func() {
+		spill.Free(j.groupByCallID)
+		j.groupByCallID = nil
+	}()
 	if len(j.callEvents) > 0 {
 		j.callsFromLog = true
 		j.calls = spill.Make[callUnit](0, len(j.callEvents))
@@ -339,7 +356,6 @@ func (j *joins) buildCalls() {
 			}
 			if ok {
 				c.group = int32(g)
-				j.groups[g].callEvent = i
 				if j.groups[g].task == timeline.NoSym {
 					j.groups[g].task = e.TaskID
 				}
@@ -423,11 +439,15 @@ func (j *joins) buildQueue() {
 	if haveNumbers {
 		byNumber = make(map[uint64]int32, 1024)
 	}
-	// At most one queue attempt per call; unused capacity costs nothing.
+	// At most one queue attempt per call, fitted once they are known.
 	j.queueAttempts = spill.Make[queueAttemptUnit](0, len(j.calls))
+	defer func() { j.queueAttempts = fitted(j.queueAttempts) }()
 	qaTask := spill.Make[int32](0, len(j.calls))
 	defer spill.Free(qaTask)
+	// Fitted once the tasks are known, as the groups are: calls are often
+	// several times as many.
 	j.tasks = spill.Make[taskUnit](0, len(j.calls))
+	defer func() { j.tasks = fitted(j.tasks) }()
 	for ci := range j.calls {
 		c := &j.calls[ci]
 		if c.task == timeline.NoSym {
@@ -497,4 +517,46 @@ func (j *joins) buildQueue() {
 			slices.SortStableFunc(qas, byStart)
 		}
 	}
+}
+
+// httpWhere returns f's values for the counted HTTP attempts it keeps, in
+// start order, in a slice of their own length: counted first, then
+// filled. Capacity that is never written costs no memory at first, but
+// the collector counts it into the live heap, and lets the heap grow a
+// quarter past that (GOGC 25) before it collects again: room that the
+// next passes fill with memory that is written.
+func httpWhere[T any](j *joins, f func(e *timeline.Event) (T, bool)) []T {
+	out := spill.Make[T](0, countHTTP(j, func(e *timeline.Event) bool { _, ok := f(e); return ok }))
+	for _, i := range j.http {
+		if v, ok := f(&j.tl.Events[i]); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// countHTTP counts the counted HTTP attempts that keep holds for.
+func countHTTP(j *joins, keep func(e *timeline.Event) bool) int {
+	n := 0
+	for _, i := range j.http {
+		if keep(&j.tl.Events[i]) {
+			n++
+		}
+	}
+	return n
+}
+
+// fitted returns s in a slice of its own length, and frees s: a slice
+// sized for its worst case and then held through the analyses would keep
+// its unused capacity too, which the garbage collector counts into the
+// heap it lets grow before collecting, and which, when it is taken from
+// memory freed earlier, is cleared and so resident.
+func fitted[T any](s []T) []T {
+	if cap(s)-len(s) <= cap(s)/8 {
+		return s
+	}
+	out := spill.Make[T](len(s), len(s))
+	copy(out, s)
+	spill.Free(s)
+	return out
 }
