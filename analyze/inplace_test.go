@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -174,5 +175,133 @@ func TestFitted(t *testing.T) {
 		if shrunk := cap(got) != tc.cap; shrunk != tc.shrunk || (shrunk && cap(got) != tc.len) {
 			t.Errorf("len %d cap %d: cap %d after", tc.len, tc.cap, cap(got))
 		}
+	}
+}
+
+// TestHistogramPercentile checks quantiles read from a histogram against
+// percentileSorted of the values it counts.
+func TestHistogramPercentile(t *testing.T) {
+	for _, hist := range [][]Bucket{
+		{{Value: 3, Units: 1}},
+		{{Value: 1, Units: 2}, {Value: 3, Units: 1}},
+		{{Value: 1, Units: 1006}, {Value: 2, Units: 298}, {Value: 3, Units: 12455}},
+		{{Value: 1, Units: 5}, {Value: 2, Units: 1}, {Value: 7, Units: 3}, {Value: 40, Units: 1}},
+	} {
+		var sorted []float64
+		for _, b := range hist {
+			for range b.Units {
+				sorted = append(sorted, float64(b.Value))
+			}
+		}
+		for _, p := range []float64{-1, 0, 0.01, 0.1, 0.5, 0.9, 0.99, 0.999, 1, 2} {
+			if got, want := histogramPercentile(hist, len(sorted), p), percentileSorted(sorted, p); got != want {
+				t.Errorf("%v, p %v: %v, want %v", hist, p, got, want)
+			}
+		}
+	}
+}
+
+// TestQueueAttemptsNumbered checks that logged queue attempt numbers still
+// give queue attempts held as they were gathered: every call with a task
+// in one of them.
+func TestQueueAttemptsNumbered(t *testing.T) {
+	j := buildJoins(callIDTimeline())
+	if !j.queueExact || len(j.queueCalls) != 0 || j.queueAttemptCount() != len(j.queueAttempts) {
+		t.Fatalf("exact %v: %d queue attempts held, %d calls named", j.queueExact, len(j.queueAttempts), len(j.queueCalls))
+	}
+	var calls, inQueue int32
+	for ci := range j.calls {
+		if j.calls[ci].task != timeline.NoSym {
+			calls++
+		}
+	}
+	for qi := range j.queueAttemptCount() {
+		if qa := j.queueAttempt(int32(qi)); qa != j.queueAttempts[qi] {
+			t.Errorf("queue attempt %d read as %+v, held as %+v", qi, qa, j.queueAttempts[qi])
+		}
+		inQueue += j.queueAttempt(int32(qi)).calls
+	}
+	if inQueue != calls {
+		t.Errorf("%d calls in the queue attempts, want %d", inQueue, calls)
+	}
+}
+
+// TestQueueAttemptsFromCalls checks the queue attempts made from their
+// calls when read, where the logs carry no queue attempt numbers, against
+// those the joins held before: one per call with a task, in call order.
+func TestQueueAttemptsFromCalls(t *testing.T) {
+	h := timeline.LayerHTTP
+	for _, tc := range []struct {
+		name string
+		tl   *timeline.Timeline
+	}{
+		{"attempt numbers per task", attemptNumberTimeline()},
+		{"calls before 1970", build(ev(h, -2e9, thr, bat, "T1", "", 1), ev(h, -2e9+1, ok, bat, "T1", "", 2), ev(h, -2e9+5, thr, bat, "T1", "", 1), ev(h, -2e9+6, thr, bat, "", "", 1))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := buildJoins(tc.tl)
+			if j.queueExact {
+				t.Fatal("queue attempt numbers where none were logged")
+			}
+			var want []queueAttemptUnit
+			for ci := range j.calls {
+				c := &j.calls[ci]
+				if c.task == timeline.NoSym {
+					continue
+				}
+				// As buildQueue made them.
+				qa := queueAttemptUnit{start: c.start, calls: 1}
+				if c.end >= 0 {
+					qa.end, qa.failed = c.end, c.failed()
+				}
+				want = append(want, qa)
+			}
+			if j.queueAttemptCount() != len(want) || len(want) == 0 || len(j.queueAttempts) != 0 {
+				t.Fatalf("%d queue attempts, want %d", j.queueAttemptCount(), len(want))
+			}
+			for qi, w := range want {
+				if got := j.queueAttempt(int32(qi)); got != w {
+					t.Errorf("queue attempt %d: %+v, want %+v", qi, got, w)
+				}
+			}
+		})
+	}
+}
+
+// TestGroupsPastTheirEstimate checks the joins where more attempts open a
+// group than the attempts numbered 1 that size the groups: the groups grow
+// and are all kept, in order.
+func TestGroupsPastTheirEstimate(t *testing.T) {
+	h := timeline.LayerHTTP
+	for _, tc := range []struct {
+		name  string
+		evs   []timeline.Event
+		sizes []int32 // attempts per group, in order
+	}{
+		{"a retry number again opens a call", []timeline.Event{ev(h, 0, thr, bat, "T1", "", 2), ev(h, 1, thr, bat, "T1", "", 3), ev(h, 2, ok, bat, "T1", "", 2), ev(h, 3, ok, bat, "T2", "", 5)}, []int32{2, 1, 1}},
+		{"thousands of calls, none numbered 1", func() []timeline.Event {
+			var evs []timeline.Event
+			for k := range 3000 {
+				evs = append(evs, ev(h, float64(k), thr, bat, fmt.Sprintf("T%d", k), "", 2), ev(h, float64(k)+0.5, ok, bat, fmt.Sprintf("T%d", k), "", 3))
+			}
+			return evs
+		}(), slices.Repeat([]int32{2}, 3000)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := buildJoins(build(tc.evs...))
+			var sizes []int32
+			for g := range j.groups {
+				sizes = append(sizes, j.groups[g].n)
+				if first := &j.tl.Events[j.groups[g].first]; first.TaskID != j.groups[g].task {
+					t.Errorf("group %d: task %v, its first attempt's %v", g, j.groups[g].task, first.TaskID)
+				}
+			}
+			if !slices.Equal(sizes, tc.sizes) {
+				t.Errorf("groups of %v attempts, want %v", sizes, tc.sizes)
+			}
+			if cap(j.groups) != len(j.groups) {
+				t.Errorf("%d groups held in %d", len(j.groups), cap(j.groups))
+			}
+		})
 	}
 }

@@ -26,17 +26,18 @@ type attemptGroup struct {
 // callUnit is one call, from the SDK log when there is one, else from an
 // attempt group. Every analysis reads calls through this one shape.
 //
-// Fields are int32 and ordered largest first, so that a call takes 40
-// bytes: a log where every attempt is a call of its own holds millions.
+// Fields are no wider than their values and ordered largest first, so
+// that a call takes 32 bytes: a log where every attempt is a call of its
+// own holds millions.
 type callUnit struct {
-	start, end   int64
-	attempts     int32 // 0 when unknown
-	task         timeline.Sym
-	queueAttempt int32
+	start, end int64
+	attempts   int32 // 0 when unknown
+	task       timeline.Sym
 	// group is the attempt group holding this call's HTTP attempts, or -1.
-	group   int32
-	outcome timeline.Outcome
-	class   timeline.Class
+	group        int32
+	queueAttempt int16 // as the event holds it
+	outcome      timeline.Outcome
+	class        timeline.Class
 }
 
 func (c *callUnit) failed() bool { return c.outcome.Failed() }
@@ -44,10 +45,18 @@ func (c *callUnit) failed() bool { return c.outcome.Failed() }
 // queueAttemptUnit is one try at a task by the job runner.
 type queueAttemptUnit struct {
 	start, end int64
-	task       timeline.Sym
-	number     int32
 	calls      int32 // how many calls it made
 	failed     bool  // its last call failed
+}
+
+// add takes call c into the queue attempt.
+func (qa *queueAttemptUnit) add(c *callUnit) {
+	qa.calls++
+	qa.start = min(qa.start, c.start)
+	if c.end >= qa.end {
+		qa.end = c.end
+		qa.failed = c.failed()
+	}
 }
 
 // taskUnit is one unit of work. Its queue attempts, in order, are
@@ -93,10 +102,15 @@ type joins struct {
 	// callMaxAttempts counts the attempt limits the call events announce,
 	// of all calls and of those with a task id.
 	callMaxAttempts struct{ all, task map[int32]int64 }
-	queueAttempts   []queueAttemptUnit
-	tasks           []taskUnit
-	// taskQueueAttempts lists each task's queue attempts (indexes into
-	// queueAttempts), task after task.
+	// queueAttempts are read through queueAttempt: with queue attempt
+	// numbers (queueExact) they are held here, and without, each call
+	// with a task is one, made from the call queueCalls names when read,
+	// which holds 4 bytes a call instead of 24.
+	queueAttempts []queueAttemptUnit
+	queueCalls    []int32
+	tasks         []taskUnit
+	// taskQueueAttempts lists each task's queue attempts (indexes for
+	// queueAttempt), task after task.
 	taskQueueAttempts []int32
 	// queueExact is false when each call had to be taken for one queue
 	// attempt.
@@ -120,8 +134,27 @@ func (j *joins) drop() { *j = joins{warnings: j.warnings} }
 
 func (j *joins) joinedAttempts() int64 { return j.joinedByCallID + j.joinedByTaskAttempt }
 
+// queueAttempt returns queue attempt qi.
+func (j *joins) queueAttempt(qi int32) queueAttemptUnit {
+	if j.queueExact {
+		return j.queueAttempts[qi]
+	}
+	c := &j.calls[j.queueCalls[qi]]
+	qa := queueAttemptUnit{start: c.start}
+	qa.add(c)
+	return qa
+}
+
+// queueAttemptCount is how many queue attempts there are.
+func (j *joins) queueAttemptCount() int {
+	if j.queueExact {
+		return len(j.queueAttempts)
+	}
+	return len(j.queueCalls)
+}
+
 // queueAttemptsOf returns task t's queue attempts in time order, as
-// indexes into j.queueAttempts.
+// indexes for j.queueAttempt.
 func (j *joins) queueAttemptsOf(t *taskUnit) []int32 {
 	return j.taskQueueAttempts[t.first : t.first+t.n]
 }
@@ -174,10 +207,14 @@ func (j *joins) joinAttempts() {
 	j.groupByCallID = byID
 	current := newSymIndex()
 	defer spill.Free(current)
-	// Sized for the worst case, a group per attempt, and fitted once the
-	// groups are known: on an incident log it is a few times too large, and
-	// the joins are held through the analyses.
-	j.groups = spill.Make[attemptGroup](0, len(j.http))
+	// Sized for the attempts that usually open a group, those numbered 1
+	// or with a call id and no later number, grown if more do, and fitted
+	// once known. Sized for a group per attempt, it was a few times too
+	// large on an incident log, and the collector counted all of it into
+	// the heap it lets grow (see httpWhere).
+	j.groups = spill.Make[attemptGroup](0, countHTTP(j, func(e *timeline.Event) bool {
+		return (e.CallID != timeline.NoSym && e.Attempt <= 1) || (e.TaskID != timeline.NoSym && e.Attempt == 1)
+	}))
 	defer func() { j.groups = fitted(j.groups) }()
 	for _, i := range j.http {
 		e := &j.tl.Events[i]
@@ -233,6 +270,14 @@ func (j *joins) warnJoinCoverage() {
 }
 
 func (j *joins) newGroup(e *timeline.Event) int {
+	if len(j.groups) == cap(j.groups) {
+		// By a quarter, as append grows a large slice, but in the spill
+		// when it is on.
+		grown := spill.Make[attemptGroup](len(j.groups), len(j.groups)+len(j.groups)/4+1024)
+		copy(grown, j.groups)
+		spill.Free(j.groups)
+		j.groups = grown
+	}
 	j.groups = append(j.groups, attemptGroup{task: e.TaskID, class: e.Class})
 	return len(j.groups) - 1
 }
@@ -346,7 +391,7 @@ func (j *joins) buildCalls() {
 				}
 			}
 			c := callUnit{start: e.Start, end: eventEnd(e), attempts: int32(e.Attempts), outcome: e.Outcome,
-				class: e.Class, task: e.TaskID, queueAttempt: int32(e.QueueAttempt), group: -1}
+				class: e.Class, task: e.TaskID, queueAttempt: e.QueueAttempt, group: -1}
 			g, ok := j.groupByCallID.get(e.CallID)
 			if !ok || e.CallID == timeline.NoSym {
 				// An SDK log that names the call's last request id (x-request-id)
@@ -432,16 +477,16 @@ func (j *joins) buildQueue() {
 	// that millions of calls cost no allocation of their own.
 	taskIndex := newSymIndex()
 	defer spill.Free(taskIndex)
-	// per task: synthetic numbers handed out so far
-	synthetic := spill.Make[int32](0, len(j.calls))
-	defer spill.Free(synthetic)
 	var byNumber map[uint64]int32
+	// At most one queue attempt per call, fitted once they are known.
 	if haveNumbers {
 		byNumber = make(map[uint64]int32, 1024)
+		j.queueAttempts = spill.Make[queueAttemptUnit](0, len(j.calls))
+		defer func() { j.queueAttempts = fitted(j.queueAttempts) }()
+	} else {
+		j.queueCalls = spill.Make[int32](0, len(j.calls))
+		defer func() { j.queueCalls = fitted(j.queueCalls) }()
 	}
-	// At most one queue attempt per call, fitted once they are known.
-	j.queueAttempts = spill.Make[queueAttemptUnit](0, len(j.calls))
-	defer func() { j.queueAttempts = fitted(j.queueAttempts) }()
 	qaTask := spill.Make[int32](0, len(j.calls))
 	defer spill.Free(qaTask)
 	// Fitted once the tasks are known, as the groups are: calls are often
@@ -459,40 +504,36 @@ func (j *joins) buildQueue() {
 			ti = int32(len(j.tasks))
 			taskIndex.set(c.task, int(ti))
 			j.tasks = append(j.tasks, taskUnit{id: c.task})
-			synthetic = append(synthetic, 0)
 		}
-		n := c.queueAttempt
+		// A call without a number is a queue attempt of its own.
+		numbered := haveNumbers && c.queueAttempt > 0
 		qi := int32(-1)
-		var k uint64
-		if !haveNumbers || n <= 0 {
-			synthetic[ti]++
-			n = -synthetic[ti] // negative: synthetic, never collides with a logged number
-		} else {
-			k = uint64(uint32(ti))<<32 | uint64(uint32(n))
+		k := uint64(uint32(ti))<<32 | uint64(uint32(c.queueAttempt))
+		if numbered {
 			if q, ok := byNumber[k]; ok {
 				qi = q
 			}
 		}
 		if qi < 0 {
-			qi = int32(len(j.queueAttempts))
-			if n > 0 {
+			qi = int32(j.queueAttemptCount())
+			if numbered {
 				byNumber[k] = qi
 			}
-			j.queueAttempts = append(j.queueAttempts, queueAttemptUnit{task: c.task, number: n, start: c.start})
+			if haveNumbers {
+				j.queueAttempts = append(j.queueAttempts, queueAttemptUnit{start: c.start})
+			} else {
+				j.queueCalls = append(j.queueCalls, int32(ci))
+			}
 			qaTask = append(qaTask, ti)
 			j.tasks[ti].n++
 		}
-		qa := &j.queueAttempts[qi]
-		qa.calls++
-		qa.start = min(qa.start, c.start)
-		if c.end >= qa.end {
-			qa.end = c.end
-			qa.failed = c.failed()
+		if haveNumbers {
+			j.queueAttempts[qi].add(c)
 		}
 	}
 	// Each task's run of taskQueueAttempts starts where the previous
 	// task's ends; n counts the run back up as it is filled.
-	j.taskQueueAttempts = spill.Make[int32](len(j.queueAttempts), len(j.queueAttempts))
+	j.taskQueueAttempts = spill.Make[int32](len(qaTask), len(qaTask))
 	next := int32(0)
 	for ti := range j.tasks {
 		t := &j.tasks[ti]
@@ -510,7 +551,7 @@ func (j *joins) buildQueue() {
 		}
 		j.warnf("no queue attempt numbers: each %s with a task id taken as one queue attempt (calls per queue attempt assumed 1)", unit)
 	}
-	byStart := func(a, b int32) int { return cmp.Compare(j.queueAttempts[a].start, j.queueAttempts[b].start) }
+	byStart := func(a, b int32) int { return cmp.Compare(j.queueAttempt(a).start, j.queueAttempt(b).start) }
 	for ti := range j.tasks {
 		// Calls come in time order, so a task's queue attempts usually do.
 		if qas := j.queueAttemptsOf(&j.tasks[ti]); !slices.IsSortedFunc(qas, byStart) {

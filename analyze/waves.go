@@ -1291,7 +1291,7 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 	}
 	// The anatomy reads the attempts alone: calls, queue attempts and
 	// tasks can go back before its passes over them.
-	j.calls, j.queueAttempts, j.tasks, j.taskQueueAttempts = nil, nil, nil, nil
+	j.calls, j.queueAttempts, j.queueCalls, j.tasks, j.taskQueueAttempts = nil, nil, nil, nil, nil
 	describeAnatomy(j, &w)
 	return w
 }
@@ -2586,7 +2586,17 @@ const (
 func measureDelays(j *joins) (delays []DelayStats, pastRetryAfter DelayStats) {
 	tl := j.tl
 	// Each sample is sized once: counted, or for the pairs of attempts or
-	// queue attempts that could make a gap (see httpWhere).
+	// queue attempts that could make a gap (see httpWhere); and each is
+	// summed up and let go before the next is gathered, so that millions
+	// of gaps of one kind are held at a time.
+	var out []DelayStats
+	done := func(d *delaySample) {
+		if len(d.gaps) > 0 {
+			out = append(out, d.stats())
+		}
+		spill.Free(d.gaps)
+		d.gaps = nil
+	}
 	ra := delaySample{kind: kindRetryAfter,
 		gaps: httpWhere(j, func(e *timeline.Event) (float64, bool) { return e.RetryAfter.Seconds(), e.RetryAfter > 0 })}
 	if len(ra.gaps) == 0 {
@@ -2606,6 +2616,7 @@ func measureDelays(j *joins) (delays []DelayStats, pastRetryAfter DelayStats) {
 			}
 		}
 	}
+	done(&ra)
 	// An access log stamps the completion to the second; a start derived
 	// from it by subtracting $request_time has milliseconds but is no more
 	// precise, so the sample's precision is the attempts' logged stamps.
@@ -2637,23 +2648,18 @@ func measureDelays(j *joins) (delays []DelayStats, pastRetryAfter DelayStats) {
 			spill.Free(fine.gaps)
 		}
 	}
-	rq := delaySample{kind: kindRequeue, coarse: true, whole: coarseAttempts && !j.callsFromLog, gaps: spill.Make[float64](0, max(0, len(j.queueAttempts)-len(j.tasks)))}
+	done(&sdk)
+	rq := delaySample{kind: kindRequeue, coarse: true, whole: coarseAttempts && !j.callsFromLog, gaps: spill.Make[float64](0, max(0, j.queueAttemptCount()-len(j.tasks)))}
 	for ti := range j.tasks {
 		qas := j.queueAttemptsOf(&j.tasks[ti])
 		for k := 1; k < len(qas); k++ {
-			prev, next := &j.queueAttempts[qas[k-1]], &j.queueAttempts[qas[k]]
+			prev, next := j.queueAttempt(qas[k-1]), j.queueAttempt(qas[k])
 			if prev.failed {
 				rq.add(prev.end, next.start)
 			}
 		}
 	}
-	var out []DelayStats
-	for _, d := range []*delaySample{&ra, &sdk, &rq} {
-		if len(d.gaps) > 0 {
-			out = append(out, d.stats())
-		}
-		spill.Free(d.gaps)
-	}
+	done(&rq)
 	if out == nil {
 		out = []DelayStats{}
 	}
