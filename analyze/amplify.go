@@ -17,9 +17,10 @@ func Amplify(tl *timeline.Timeline) Amplification {
 }
 
 // tryCount is one unit of a layer (a call, a queue attempt, a task): how many
-// tries it made and whether its last try failed.
+// tries it made and whether its last try failed. 8 bytes, as there are
+// as many as calls.
 type tryCount struct {
-	n      int
+	n      int32
 	failed bool
 }
 
@@ -95,7 +96,7 @@ func amplify(j *joins) Amplification {
 	for i := range j.calls {
 		c := &j.calls[i]
 		if inScope(c) && c.attempts > 0 {
-			units = append(units, tryCount{int(c.attempts), c.failed()})
+			units = append(units, tryCount{c.attempts, c.failed()})
 		}
 	}
 	wireMax := mostCommonMaxAttempts(j, taskTraffic)
@@ -142,7 +143,7 @@ func amplify(j *joins) Amplification {
 		units = units[:0]
 		for qi := range j.queueAttemptCount() {
 			qa := j.queueAttempt(int32(qi))
-			units = append(units, tryCount{int(qa.calls), qa.failed})
+			units = append(units, tryCount{qa.calls, qa.failed})
 		}
 		ls := layerStats(layerCalls, units, j.queueExact, j.queueMethod, 0)
 		if !j.queueExact {
@@ -154,7 +155,7 @@ func amplify(j *joins) Amplification {
 		for ti := range j.tasks {
 			qas := j.queueAttemptsOf(&j.tasks[ti])
 			last := j.queueAttempt(qas[len(qas)-1])
-			units = append(units, tryCount{len(qas), last.failed})
+			units = append(units, tryCount{int32(len(qas)), last.failed})
 		}
 		a.Layers = append(a.Layers, layerStats(layerQueueAttempts, units, true, "exact: calls grouped by task id", 0))
 	}
@@ -211,7 +212,7 @@ func layerStats(name string, units []tryCount, exact bool, method string, wireMa
 	var sum float64
 	for _, u := range units {
 		sum += float64(u.n)
-		hist[u.n]++
+		hist[int(u.n)]++
 	}
 	ls.Mean = sum / float64(len(units))
 	for v, n := range hist {
@@ -246,13 +247,13 @@ type giveUp struct {
 func giveUpRates(units []tryCount) giveUp {
 	maxK := 0
 	for _, u := range units {
-		maxK = max(maxK, u.n)
+		maxK = max(maxK, int(u.n))
 	}
 	g := giveUp{make([]int64, maxK+1), make([]int64, maxK+1), make([]int64, maxK+1)}
 	for _, u := range units {
 		g.atK[u.n]++
 		// Every try before the last failed, else there would be no next try.
-		for k := 1; k < u.n; k++ {
+		for k := 1; k < int(u.n); k++ {
 			g.failedKth[k]++
 		}
 		if u.failed {

@@ -789,7 +789,13 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 	var delays sync.WaitGroup
 	var measured []DelayStats
 	var pastRetryAfter DelayStats
-	goOrNow(&delays, func() { measured, pastRetryAfter = measureDelays(j) })
+	goOrNow(&delays, func() {
+		measured, pastRetryAfter = measureDelays(j)
+		// Past the series, only the delays walk the attempt groups (the
+		// runners' wave searches join their own): they go back as soon
+		// as the delays are measured, while the series is searched.
+		j.groups, j.nextAttempt = nil, nil
+	})
 	if len(s.times) < 2 {
 		delays.Wait()
 		w.Delays = measured
@@ -1280,9 +1286,6 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 	}
 	delays.Wait()
 	w.Delays = measured
-	// The delays were the last to walk the attempt groups (the runners'
-	// wave searches join their own).
-	j.groups, j.nextAttempt = nil, nil
 	if w.Periodic {
 		w.Suspects, w.UnseenDelay = explainPeriod(j, w.Period, w.Delays, pastRetryAfter)
 	}
