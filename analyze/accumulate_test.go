@@ -47,12 +47,12 @@ func TestAccumulatorsMergeAsOne(t *testing.T) {
 		series := accumulateIn(tl, func() *seriesCounts { return newSeriesCounts(w) }, 1).finalize()
 		counted := one.observers(tl)
 		table, bound := clientsIn(tl, counted, 1)
-		j := buildJoins(tl)
-		// buildJoins drops the event-to-group index once it has tallied;
+		j := joinAll(tl, countEvents(tl))
+		// The joins drop the event-to-group index once they have tallied;
 		// the chains of the groups give it back.
 		j.groupOf = slices.Repeat([]int32{-1}, len(tl.Events))
 		for g := range j.groups {
-			for i := range j.attemptsOf(g) {
+			for i := range j.chain(j.groups[g].first) {
 				j.groupOf[i] = int32(g)
 			}
 		}

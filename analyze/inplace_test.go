@@ -288,7 +288,8 @@ func TestGroupsPastTheirEstimate(t *testing.T) {
 		}(), slices.Repeat([]int32{2}, 3000)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			j := buildJoins(build(tc.evs...))
+			tl := build(tc.evs...)
+			j := joinAll(tl, countEvents(tl))
 			var sizes []int32
 			for g := range j.groups {
 				sizes = append(sizes, j.groups[g].n)

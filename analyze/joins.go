@@ -23,6 +23,14 @@ type attemptGroup struct {
 	class       timeline.Class
 }
 
+// groupHead is what the analyses read of an attempt group once the joins
+// are made: where its chain of attempts starts, and its class. 8 bytes
+// instead of attemptGroup's 20, for as many groups as calls.
+type groupHead struct {
+	first int32
+	class timeline.Class
+}
+
 // callUnit is one call, from the SDK log when there is one, else from an
 // attempt group. Every analysis reads calls through this one shape.
 //
@@ -81,7 +89,11 @@ type joins struct {
 	// events are not read: queue attempts come from the calls' numbers.
 	http, callEvents []int32
 
+	// groups are the attempt groups while the joins are made; heads is
+	// what buildJoinsWith keeps of them (keepHeads). With the heads, the
+	// wave search drops nextAttempt once the SDK's delays are measured.
 	groups []attemptGroup
+	heads  []groupHead
 	// groupOf maps an event index to its attempt group, -1 when unjoined or
 	// not an attempt. Only the joins read it: buildJoinsWith drops it.
 	groupOf []int32
@@ -165,6 +177,24 @@ func buildJoins(tl *timeline.Timeline) *joins {
 
 // buildJoinsWith is buildJoins given the timeline's event counts.
 func buildJoinsWith(tl *timeline.Timeline, counts *eventCounts) *joins {
+	j := joinAll(tl, counts)
+	j.keepHeads()
+	return j
+}
+
+// keepHeads replaces the attempt groups by their heads: past the joins,
+// the analyses read only where each group's attempts start, and its class.
+func (j *joins) keepHeads() {
+	j.heads = spill.Make[groupHead](len(j.groups), len(j.groups))
+	for g := range j.groups {
+		j.heads[g] = groupHead{first: j.groups[g].first, class: j.groups[g].class}
+	}
+	spill.Free(j.groups)
+	j.groups = nil
+}
+
+// joinAll is buildJoinsWith keeping the attempt groups whole.
+func joinAll(tl *timeline.Timeline, counts *eventCounts) *joins {
 	n := len(tl.Events)
 	j := &joins{tl: tl, counts: counts, groupOf: spill.Make[int32](n, n), nextAttempt: spill.Make[int32](n, n)}
 	// Room for every event, fitted once filled: growing by doubling would
@@ -321,10 +351,11 @@ func (j *joins) attemptBefore(a, b int32) bool {
 	return ea.Attempt > 0 && eb.Attempt > 0 && ea.Attempt < eb.Attempt
 }
 
-// attemptsOf yields the event indexes of group g's attempts in time order.
-func (j *joins) attemptsOf(g int) iter.Seq[int] {
+// chain yields the event indexes of the attempts of the group whose first
+// attempt is first, in time order.
+func (j *joins) chain(first int32) iter.Seq[int] {
 	return func(yield func(int) bool) {
-		for i := j.groups[g].first; i >= 0; i = j.nextAttempt[i] {
+		for i := first; i >= 0; i = j.nextAttempt[i] {
 			if !yield(int(i)) {
 				return
 			}

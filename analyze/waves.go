@@ -84,10 +84,10 @@ func pickSeries(j *joins) series {
 	}
 	if j.joinedByCallID > 0 {
 		s.name = prefix + " call starts (first attempt per call id)"
-		s.times = spill.Make[int64](0, len(j.groups))
-		for g := range j.groups {
-			if keep(j.groups[g].class) {
-				s.times = append(s.times, tl.Events[j.groups[g].first].Start)
+		s.times = spill.Make[int64](0, len(j.heads))
+		for _, h := range j.heads {
+			if keep(h.class) {
+				s.times = append(s.times, tl.Events[h.first].Start)
 			}
 		}
 		slices.Sort(s.times)
@@ -794,7 +794,7 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		// Past the series, only the delays walk the attempt groups (the
 		// runners' wave searches join their own): they go back as soon
 		// as the delays are measured, while the series is searched.
-		j.groups, j.nextAttempt = nil, nil
+		j.heads, j.nextAttempt = nil, nil
 	})
 	if len(s.times) < 2 {
 		delays.Wait()
@@ -2624,16 +2624,14 @@ func measureDelays(j *joins) (delays []DelayStats, pastRetryAfter DelayStats) {
 	// from it by subtracting $request_time has milliseconds but is no more
 	// precise, so the sample's precision is the attempts' logged stamps.
 	coarseAttempts := wholeSecondAttempts(j)
-	pairs := 0
-	for g := range j.groups {
-		pairs += int(j.groups[g].n) - 1
-	}
+	// Each group's attempts but its first follow one.
+	pairs := max(0, int(j.joinedAttempts())-len(j.heads))
 	sdk := delaySample{kind: kindSDKDelay, coarse: true, whole: coarseAttempts, gaps: spill.Make[float64](0, pairs),
 		pastStride: pastStrideFor(len(j.http))}
 	sdk.countPhases()
-	for g := range j.groups {
+	for _, h := range j.heads {
 		prev := -1
-		for i := range j.attemptsOf(g) {
+		for i := range j.chain(h.first) {
 			if prev >= 0 && tl.Events[prev].Outcome.Failed() {
 				p := &tl.Events[prev]
 				sdk.addAfter(eventEnd(p), tl.Events[i].Start, p.RetryAfter.Duration())
