@@ -256,7 +256,7 @@ func bucketTimes(j *joins, spans []waveSpan) (emptyAfter, emptyFor, refill *floa
 // relative to the wave windows; nil without interactive attempts.
 func interactiveImpact(j *joins, spans []waveSpan) *InteractiveImpact {
 	tl := j.tl
-	inter := spill.Make[int32](0, countHTTP(j, func(e *timeline.Event) bool { return e.Class == timeline.ClassInteractive }))
+	inter := spill.Make[int32](0, int(j.tally.byClass[timeline.ClassInteractive]))
 	defer spill.Free(inter)
 	var t0, t1 int64
 	for k, i := range j.http {

@@ -201,6 +201,9 @@ func joinAll(tl *timeline.Timeline, counts *eventCounts) *joins {
 	// copy the slice each time.
 	j.http = spill.Make[int32](0, n)
 	j.counted = counts.observers(tl)
+	// The attempts that usually open a group, those numbered 1 or with a
+	// call id and no later number, size the groups.
+	opening := 0
 	for i := range tl.Events {
 		e := &tl.Events[i]
 		j.groupOf[i] = -1
@@ -209,13 +212,16 @@ func joinAll(tl *timeline.Timeline, counts *eventCounts) *joins {
 		case timeline.LayerHTTP:
 			if j.counted[e.Source] {
 				j.http = append(j.http, int32(i))
+				if (e.CallID != timeline.NoSym && e.Attempt <= 1) || (e.TaskID != timeline.NoSym && e.Attempt == 1) {
+					opening++
+				}
 			}
 		case timeline.LayerCall:
 			j.callEvents = append(j.callEvents, int32(i))
 		}
 	}
 	j.http = fitted(j.http)
-	j.joinAttempts()
+	j.joinAttempts(opening)
 	j.buildCalls()
 	// After buildCalls, which gives groups the task of their call.
 	j.tally = tallyAttempts(j)
@@ -231,20 +237,18 @@ func joinAll(tl *timeline.Timeline, counts *eventCounts) *joins {
 // joinAttempts groups HTTP attempts into calls: by call id when the wire has
 // one (amz-sdk-invocation-id), else per task where attempt 1 opens a new call
 // (x-stainless-retry-count 0). Events are sorted by Start, so appending keeps
-// each group in time order.
-func (j *joins) joinAttempts() {
+// each group in time order. opening is how many attempts usually open a
+// group.
+func (j *joins) joinAttempts(opening int) {
 	byID := newSymIndex()
 	j.groupByCallID = byID
 	current := newSymIndex()
 	defer spill.Free(current)
-	// Sized for the attempts that usually open a group, those numbered 1
-	// or with a call id and no later number, grown if more do, and fitted
-	// once known. Sized for a group per attempt, it was a few times too
-	// large on an incident log, and the collector counted all of it into
-	// the heap it lets grow (see httpWhere).
-	j.groups = spill.Make[attemptGroup](0, countHTTP(j, func(e *timeline.Event) bool {
-		return (e.CallID != timeline.NoSym && e.Attempt <= 1) || (e.TaskID != timeline.NoSym && e.Attempt == 1)
-	}))
+	// Sized for the attempts that usually open a group, grown if more do,
+	// and fitted once known. Sized for a group per attempt, it was a few
+	// times too large on an incident log, and the collector counted all of
+	// it into the heap it lets grow (see httpWhere).
+	j.groups = spill.Make[attemptGroup](0, opening)
 	defer func() { j.groups = fitted(j.groups) }()
 	for _, i := range j.http {
 		e := &j.tl.Events[i]
@@ -592,30 +596,20 @@ func (j *joins) buildQueue() {
 }
 
 // httpWhere returns f's values for the counted HTTP attempts it keeps, in
-// start order, in a slice of their own length: counted first, then
-// filled. Capacity that is never written costs no memory at first, but
-// the collector counts it into the live heap, and lets the heap grow a
+// start order, in a slice of n, how many it keeps as the tally counted
+// them: capacity that is never written costs no memory at first, but the
+// collector counts it into the live heap, and lets the heap grow a
 // quarter past that (GOGC 25) before it collects again: room that the
-// next passes fill with memory that is written.
-func httpWhere[T any](j *joins, f func(e *timeline.Event) (T, bool)) []T {
-	out := spill.Make[T](0, countHTTP(j, func(e *timeline.Event) bool { _, ok := f(e); return ok }))
+// next passes fill with memory that is written. Counted by the tally, the
+// attempts are not read once more to size it.
+func httpWhere[T any](j *joins, n int64, f func(e *timeline.Event) (T, bool)) []T {
+	out := spill.Make[T](0, int(n))
 	for _, i := range j.http {
 		if v, ok := f(&j.tl.Events[i]); ok {
 			out = append(out, v)
 		}
 	}
 	return out
-}
-
-// countHTTP counts the counted HTTP attempts that keep holds for.
-func countHTTP(j *joins, keep func(e *timeline.Event) bool) int {
-	n := 0
-	for _, i := range j.http {
-		if keep(&j.tl.Events[i]) {
-			n++
-		}
-	}
-	return n
 }
 
 // fitted returns s in a slice of its own length, and frees s: a slice

@@ -66,7 +66,11 @@ func pickSeries(j *joins) series {
 	}
 	if numbered {
 		s.name = prefix + " call starts (first attempts)"
-		s.times = httpWhere(j, func(e *timeline.Event) (int64, bool) { return e.Start, keep(e.Class) && e.Attempt == 1 })
+		n := j.tally.firstAttempts
+		if batch {
+			n = j.tally.firstByClass[timeline.ClassBatch]
+		}
+		s.times = httpWhere(j, n, func(e *timeline.Event) (int64, bool) { return e.Start, keep(e.Class) && e.Attempt == 1 })
 		return s
 	}
 	if j.callsFromLog {
@@ -97,7 +101,11 @@ func pickSeries(j *joins) series {
 		spill.Free(s.times)
 	}
 	s.name = prefix + " attempts"
-	s.times = httpWhere(j, func(e *timeline.Event) (int64, bool) { return e.Start, keep(e.Class) })
+	n := j.tally.attempts
+	if batch {
+		n = j.tally.byClass[timeline.ClassBatch]
+	}
+	s.times = httpWhere(j, n, func(e *timeline.Event) (int64, bool) { return e.Start, keep(e.Class) })
 	if len(s.times) == 0 {
 		// No HTTP attempts at all: fall back to whatever was logged.
 		s.name = prefix + " events"
@@ -2601,7 +2609,7 @@ func measureDelays(j *joins) (delays []DelayStats, pastRetryAfter DelayStats) {
 		d.gaps = nil
 	}
 	ra := delaySample{kind: kindRetryAfter,
-		gaps: httpWhere(j, func(e *timeline.Event) (float64, bool) { return e.RetryAfter.Seconds(), e.RetryAfter > 0 })}
+		gaps: httpWhere(j, j.tally.retryAfters, func(e *timeline.Event) (float64, bool) { return e.RetryAfter.Seconds(), e.RetryAfter > 0 })}
 	if len(ra.gaps) == 0 {
 		// The attempts counted on the HTTP side come from the log closest to
 		// the endpoint, which may not log the header; the SDK's log of the
