@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/stampede/stampede/ingest"
@@ -46,8 +47,19 @@ func TestAccumulatorsMergeAsOne(t *testing.T) {
 		series := accumulateIn(tl, func() *seriesCounts { return newSeriesCounts(w) }, 1).finalize()
 		counted := one.observers(tl)
 		table, bound := clientsIn(tl, counted, 1)
-		j := buildJoins(tl)
+		j := joinAll(tl, countEvents(tl))
+		// The joins drop the event-to-group index once they have tallied;
+		// the chains of the groups give it back.
+		j.groupOf = slices.Repeat([]int32{-1}, len(tl.Events))
+		for g := range j.groups {
+			for i := range j.chain(j.groups[g].first) {
+				j.groupOf[i] = int32(g)
+			}
+		}
 		tally := tallyAttemptsIn(j, 1)
+		if !reflect.DeepEqual(tally, j.tally) {
+			t.Errorf("%s: the joins' tally differs from one over the rebuilt index", in.name)
+		}
 		if tally.attempts == 0 || tally.throttledRecovered+tally.throttledInFailed+tally.throttledInUnknown == 0 {
 			t.Fatalf("%s: no attempts tallied", in.name)
 		}

@@ -17,10 +17,39 @@ func Amplify(tl *timeline.Timeline) Amplification {
 }
 
 // tryCount is one unit of a layer (a call, a queue attempt, a task): how many
-// tries it made and whether its last try failed.
+// tries it made and whether its last try failed. 8 bytes, as there are
+// as many as calls.
 type tryCount struct {
-	n      int
+	n      int32
 	failed bool
+}
+
+// histogramPercentile is percentileSorted of the n values that hist,
+// ascending, counts.
+func histogramPercentile(hist []Bucket, n int, p float64) float64 {
+	// at is the value of rank r among the values sorted.
+	at := func(r int) float64 {
+		for _, b := range hist {
+			if r < int(b.Units) {
+				return float64(b.Value)
+			}
+			r -= int(b.Units)
+		}
+		return float64(hist[len(hist)-1].Value)
+	}
+	if p <= 0 {
+		return at(0)
+	}
+	if p >= 1 {
+		return at(n - 1)
+	}
+	pos := p * float64(n-1)
+	lo := int(pos)
+	frac := pos - float64(lo)
+	if lo+1 >= n {
+		return at(n - 1)
+	}
+	return at(lo) + frac*(at(lo+1)-at(lo))
 }
 
 // methodNoCalls marks an attempts-per-call layer that had nothing to count
@@ -67,7 +96,7 @@ func amplify(j *joins) Amplification {
 	for i := range j.calls {
 		c := &j.calls[i]
 		if inScope(c) && c.attempts > 0 {
-			units = append(units, tryCount{int(c.attempts), c.failed()})
+			units = append(units, tryCount{c.attempts, c.failed()})
 		}
 	}
 	wireMax := mostCommonMaxAttempts(j, taskTraffic)
@@ -112,8 +141,9 @@ func amplify(j *joins) Amplification {
 	if taskTraffic {
 		// Layer 2: calls per queue attempt.
 		units = units[:0]
-		for _, qa := range j.queueAttempts {
-			units = append(units, tryCount{int(qa.calls), qa.failed})
+		for qi := range j.queueAttemptCount() {
+			qa := j.queueAttempt(int32(qi))
+			units = append(units, tryCount{qa.calls, qa.failed})
 		}
 		ls := layerStats(layerCalls, units, j.queueExact, j.queueMethod, 0)
 		if !j.queueExact {
@@ -124,8 +154,8 @@ func amplify(j *joins) Amplification {
 		units = units[:0]
 		for ti := range j.tasks {
 			qas := j.queueAttemptsOf(&j.tasks[ti])
-			last := j.queueAttempts[qas[len(qas)-1]]
-			units = append(units, tryCount{len(qas), last.failed})
+			last := j.queueAttempt(qas[len(qas)-1])
+			units = append(units, tryCount{int32(len(qas)), last.failed})
 		}
 		a.Layers = append(a.Layers, layerStats(layerQueueAttempts, units, true, "exact: calls grouped by task id", 0))
 	}
@@ -178,24 +208,22 @@ func layerStats(name string, units []tryCount, exact bool, method string, wireMa
 		ls.CapEvidence = "no units observed"
 		return ls
 	}
-	vals := spill.Make[float64](len(units), len(units))
-	defer spill.Free(vals)
 	hist := map[int]int64{}
 	var sum float64
-	for i, u := range units {
-		vals[i] = float64(u.n)
-		sum += vals[i]
-		hist[u.n]++
+	for _, u := range units {
+		sum += float64(u.n)
+		hist[int(u.n)]++
 	}
-	sort.Float64s(vals)
 	ls.Mean = sum / float64(len(units))
-	ls.P50 = percentileSorted(vals, 0.5)
-	ls.P99 = percentileSorted(vals, 0.99)
-	ls.Max = vals[len(vals)-1]
 	for v, n := range hist {
 		ls.Histogram = append(ls.Histogram, Bucket{Value: int64(v), Units: n})
 	}
 	sort.Slice(ls.Histogram, func(a, b int) bool { return ls.Histogram[a].Value < ls.Histogram[b].Value })
+	// The quantiles read the histogram: tries are few distinct small
+	// numbers, and the units sorted would be 8 bytes apiece.
+	ls.P50 = histogramPercentile(ls.Histogram, len(units), 0.5)
+	ls.P99 = histogramPercentile(ls.Histogram, len(units), 0.99)
+	ls.Max = float64(ls.Histogram[len(ls.Histogram)-1].Value)
 	ls.Capped, ls.Cap, ls.CapEvidence = capVerdict(units, wireMax)
 	g := giveUpRates(units)
 	ls.GiveUpRate = g.before()
@@ -219,13 +247,13 @@ type giveUp struct {
 func giveUpRates(units []tryCount) giveUp {
 	maxK := 0
 	for _, u := range units {
-		maxK = max(maxK, u.n)
+		maxK = max(maxK, int(u.n))
 	}
 	g := giveUp{make([]int64, maxK+1), make([]int64, maxK+1), make([]int64, maxK+1)}
 	for _, u := range units {
 		g.atK[u.n]++
 		// Every try before the last failed, else there would be no next try.
-		for k := 1; k < u.n; k++ {
+		for k := 1; k < int(u.n); k++ {
 			g.failedKth[k]++
 		}
 		if u.failed {

@@ -79,7 +79,7 @@ func units(spec ...[3]int) []tryCount {
 	var out []tryCount
 	for _, s := range spec {
 		for i := 0; i < s[2]; i++ {
-			out = append(out, tryCount{n: s[0], failed: s[1] == 1})
+			out = append(out, tryCount{n: int32(s[0]), failed: s[1] == 1})
 		}
 	}
 	return out

@@ -76,17 +76,27 @@ func Run(tl *timeline.Timeline, opt Options) *Result {
 		res.Series = accumulate(tl, func() *seriesCounts { return newSeriesCounts(res.Window) }).finalize()
 	})
 	j := buildJoinsWith(tl, counts)
-	reconciled, amplified := *j, *j
-	reconciled.warnings, amplified.warnings = nil, nil
-	goOrNow(&wg, func() { res.Reconcile = reconcile(&reconciled) })
-	goOrNow(&wg, func() { res.Amplification = amplify(&amplified) })
-	waved := *j
-	waved.warnings = nil
+	// Each analysis reads a copy of the joins and lets go of it when done,
+	// and the wave search of each part once it has read it for the last
+	// time: a slice's memory goes back when no copy holds it, before the
+	// wave search's last passes over the attempts need room. j itself is
+	// not read again.
+	joinWarnings := j.warnings
+	reconciled, amplified, waved := *j, *j, *j
+	reconciled.warnings, amplified.warnings, waved.warnings = nil, nil, nil
+	goOrNow(&wg, func() {
+		res.Reconcile = reconcile(&reconciled)
+		reconciled.drop()
+	})
+	goOrNow(&wg, func() {
+		res.Amplification = amplify(&amplified)
+		amplified.drop()
+	})
 	res.Waves = findWaves(&waved, opt, true)
 	clientsDone.Wait()
 	attributeSDK(&res.Waves, res.Clients)
 	wg.Wait()
-	res.Warnings = append(res.Warnings, j.warnings...)
+	res.Warnings = append(res.Warnings, joinWarnings...)
 	res.Warnings = append(res.Warnings, reconciled.warnings...)
 	res.Warnings = append(res.Warnings, amplified.warnings...)
 	res.Warnings = append(res.Warnings, waved.warnings...)

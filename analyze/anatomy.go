@@ -93,16 +93,58 @@ func waveSpans(j *joins, waves []Wave, maxGap, slack int64) []waveSpan {
 	return spans
 }
 
-// refusedFor is how long after from the limit went on refusing callers
-// before it next admitted one at to: from to the last of the sorted
-// throttles before to, 0 when none came after from. Unlike to - from, it
-// does not grow when callers were merely few.
-func refusedFor(throttles []int64, from, to int64) int64 {
-	k := sort.Search(len(throttles), func(i int) bool { return throttles[i] >= to })
-	if k == 0 || throttles[k-1] <= from {
-		return 0
+// afterThrottle finds, in j.http (in start order), what follows a wave's
+// last throttle: the next ok attempt, and the last throttle before it. It
+// searches the attempts in place: sorted copies of the ok and the
+// throttled starts were 8 bytes an attempt, at the wave search's peak.
+type afterThrottle struct {
+	j *joins
+	// from and ok remember the last search: j.http[from:ok] holds no ok
+	// attempt, and j.http[ok] is one (or ok is len(j.http)). Waves come in
+	// time order, so a search usually starts within the last one's
+	// stretch, which is then not walked again.
+	from, ok int
+}
+
+func newAfterThrottle(j *joins) *afterThrottle { return &afterThrottle{j: j, from: -1, ok: -1} }
+
+func (a *afterThrottle) start(k int) int64 { return a.j.tl.Events[a.j.http[k]].Start }
+
+// nextOK returns the start of the first ok attempt that starts after t;
+// found is false when none does.
+func (a *afterThrottle) nextOK(t int64) (at int64, found bool) {
+	http, events := a.j.http, a.j.tl.Events
+	p := sort.Search(len(http), func(k int) bool { return a.start(k) > t })
+	if p < a.from || p > a.ok {
+		q := p
+		for q < len(http) && events[http[q]].Outcome != timeline.OutcomeOK {
+			q++
+		}
+		a.from, a.ok = p, q
 	}
-	return throttles[k-1] - from
+	if a.ok == len(http) {
+		return 0, false
+	}
+	return a.start(a.ok), true
+}
+
+// refusedFor is how long after from the limit went on refusing callers
+// before it next admitted one at to: from to the last throttle before to,
+// 0 when none came after from. Unlike to - from, it does not grow when
+// callers were merely few.
+func (a *afterThrottle) refusedFor(from, to int64) int64 {
+	http, events := a.j.http, a.j.tl.Events
+	k := sort.Search(len(http), func(k int) bool { return a.start(k) >= to })
+	for k--; k >= 0; k-- {
+		e := &events[http[k]]
+		if e.Start <= from {
+			return 0
+		}
+		if e.Outcome == timeline.OutcomeThrottled {
+			return e.Start - from
+		}
+	}
+	return 0
 }
 
 func hasClass(j *joins, c timeline.Class) bool {
@@ -161,34 +203,25 @@ func describeAnatomy(j *joins, w *Waves) {
 // beside it.
 func bucketTimes(j *joins, spans []waveSpan) (emptyAfter, emptyFor, refill *float64, resolution float64) {
 	tl := j.tl
-	oks := spill.Make[int64](0, len(j.http))
-	defer spill.Free(oks)
-	thr := spill.Make[int64](0, len(j.http))
-	defer spill.Free(thr)
 	resolution = 1
 	for _, i := range j.http {
-		e := &tl.Events[i]
-		switch e.Outcome {
-		case timeline.OutcomeOK:
-			oks = append(oks, e.Start)
-		case timeline.OutcomeThrottled:
-			thr = append(thr, e.Start)
-		}
 		// A start derived as end minus duration is only as fine as the
 		// end the log stamped.
-		if t := cmp.Or(e.End, e.Start); t%1e9 != 0 {
+		if e := &tl.Events[i]; cmp.Or(e.End, e.Start)%1e9 != 0 {
 			resolution = 0
+			break
 		}
 	}
+	next := newAfterThrottle(j)
 	var after, gap, back []float64
 	for _, s := range spans {
 		if s.firstThrottle == 0 {
 			continue
 		}
 		after = append(after, seconds(s.firstThrottle-s.first))
-		k := sort.Search(len(oks), func(i int) bool { return oks[i] > s.lastThrottle })
-		if k < len(oks) {
-			gap = append(gap, seconds(oks[k]-s.lastThrottle))
+		ok, found := next.nextOK(s.lastThrottle)
+		if found {
+			gap = append(gap, seconds(ok-s.lastThrottle))
 		}
 		// The refill rate needs successes over a throttled stretch longer
 		// than the timestamps' resolution; before its first throttle the
@@ -203,7 +236,7 @@ func bucketTimes(j *joins, spans []waveSpan) (emptyAfter, emptyFor, refill *floa
 		// time.
 		if d := seconds(s.lastThrottle - s.firstThrottle); s.okWhile > 0 && s.okBefore > 0 && d > 2*resolution {
 			interval := d / float64(s.okWhile)
-			stalled := k < len(oks) && seconds(refusedFor(thr, s.lastThrottle, oks[k])) > max(interval, 2*resolution)
+			stalled := found && seconds(next.refusedFor(s.lastThrottle, ok)) > max(interval, 2*resolution)
 			if v := float64(s.okBefore)*d/float64(s.okWhile) - seconds(s.firstThrottle-s.first); v > 0 && !stalled {
 				back = append(back, v)
 			}
@@ -223,7 +256,7 @@ func bucketTimes(j *joins, spans []waveSpan) (emptyAfter, emptyFor, refill *floa
 // relative to the wave windows; nil without interactive attempts.
 func interactiveImpact(j *joins, spans []waveSpan) *InteractiveImpact {
 	tl := j.tl
-	inter := spill.Make[int32](0, len(j.http))
+	inter := spill.Make[int32](0, int(j.tally.byClass[timeline.ClassInteractive]))
 	defer spill.Free(inter)
 	var t0, t1 int64
 	for k, i := range j.http {

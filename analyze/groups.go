@@ -32,7 +32,7 @@ func requeueGroups(j *joins) (delays []float64, groupOf []int) {
 		qas := j.queueAttemptsOf(&j.tasks[ti])
 		var gaps []float64
 		for k := 1; k < len(qas); k++ {
-			prev, next := &j.queueAttempts[qas[k-1]], &j.queueAttempts[qas[k]]
+			prev, next := j.queueAttempt(qas[k-1]), j.queueAttempt(qas[k])
 			if prev.failed && next.start >= prev.end {
 				gaps = append(gaps, seconds(next.start-prev.end))
 			}

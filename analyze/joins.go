@@ -20,25 +20,32 @@ type attemptGroup struct {
 	first, last int32
 	n           int32
 	task        timeline.Sym
-	// callEvent is the matching SDK call event, or -1.
-	callEvent int32
-	class     timeline.Class
+	class       timeline.Class
+}
+
+// groupHead is what the analyses read of an attempt group once the joins
+// are made: where its chain of attempts starts, and its class. 8 bytes
+// instead of attemptGroup's 20, for as many groups as calls.
+type groupHead struct {
+	first int32
+	class timeline.Class
 }
 
 // callUnit is one call, from the SDK log when there is one, else from an
 // attempt group. Every analysis reads calls through this one shape.
 //
-// Fields are int32 and ordered largest first, so that a call takes 40
-// bytes: a log where every attempt is a call of its own holds millions.
+// Fields are no wider than their values and ordered largest first, so
+// that a call takes 32 bytes: a log where every attempt is a call of its
+// own holds millions.
 type callUnit struct {
-	start, end   int64
-	attempts     int32 // 0 when unknown
-	task         timeline.Sym
-	queueAttempt int32
+	start, end int64
+	attempts   int32 // 0 when unknown
+	task       timeline.Sym
 	// group is the attempt group holding this call's HTTP attempts, or -1.
-	group   int32
-	outcome timeline.Outcome
-	class   timeline.Class
+	group        int32
+	queueAttempt int16 // as the event holds it
+	outcome      timeline.Outcome
+	class        timeline.Class
 }
 
 func (c *callUnit) failed() bool { return c.outcome.Failed() }
@@ -46,10 +53,18 @@ func (c *callUnit) failed() bool { return c.outcome.Failed() }
 // queueAttemptUnit is one try at a task by the job runner.
 type queueAttemptUnit struct {
 	start, end int64
-	task       timeline.Sym
-	number     int32
 	calls      int32 // how many calls it made
 	failed     bool  // its last call failed
+}
+
+// add takes call c into the queue attempt.
+func (qa *queueAttemptUnit) add(c *callUnit) {
+	qa.calls++
+	qa.start = min(qa.start, c.start)
+	if c.end >= qa.end {
+		qa.end = c.end
+		qa.failed = c.failed()
+	}
 }
 
 // taskUnit is one unit of work. Its queue attempts, in order, are
@@ -74,14 +89,19 @@ type joins struct {
 	// events are not read: queue attempts come from the calls' numbers.
 	http, callEvents []int32
 
+	// groups are the attempt groups while the joins are made; heads is
+	// what buildJoinsWith keeps of them (keepHeads). With the heads, the
+	// wave search drops nextAttempt once the SDK's delays are measured.
 	groups []attemptGroup
+	heads  []groupHead
 	// groupOf maps an event index to its attempt group, -1 when unjoined or
-	// not an attempt.
+	// not an attempt. Only the joins read it: buildJoinsWith drops it.
 	groupOf []int32
 	// nextAttempt is, for an attempt in a group, the index of the group's
 	// next attempt, or -1.
 	nextAttempt []int32
-	// groupByCallID finds the group of a call id seen on the wire.
+	// groupByCallID finds the group of a call id seen on the wire; only
+	// buildCalls reads it, and drops it.
 	groupByCallID symIndex
 
 	joinedByCallID, joinedByTaskAttempt int64
@@ -94,10 +114,15 @@ type joins struct {
 	// callMaxAttempts counts the attempt limits the call events announce,
 	// of all calls and of those with a task id.
 	callMaxAttempts struct{ all, task map[int32]int64 }
-	queueAttempts   []queueAttemptUnit
-	tasks           []taskUnit
-	// taskQueueAttempts lists each task's queue attempts (indexes into
-	// queueAttempts), task after task.
+	// queueAttempts are read through queueAttempt: with queue attempt
+	// numbers (queueExact) they are held here, and without, each call
+	// with a task is one, made from the call queueCalls names when read,
+	// which holds 4 bytes a call instead of 24.
+	queueAttempts []queueAttemptUnit
+	queueCalls    []int32
+	tasks         []taskUnit
+	// taskQueueAttempts lists each task's queue attempts (indexes for
+	// queueAttempt), task after task.
 	taskQueueAttempts []int32
 	// queueExact is false when each call had to be taken for one queue
 	// attempt.
@@ -114,10 +139,34 @@ func (j *joins) warnf(format string, a ...any) {
 	j.warnings = append(j.warnings, fmt.Sprintf(format, a...))
 }
 
+// drop lets go of the slices j shares with the other copies of the joins,
+// keeping its warnings: Run gives each analysis a copy, and a slice's
+// memory goes back once every copy that held it has dropped it.
+func (j *joins) drop() { *j = joins{warnings: j.warnings} }
+
 func (j *joins) joinedAttempts() int64 { return j.joinedByCallID + j.joinedByTaskAttempt }
 
+// queueAttempt returns queue attempt qi.
+func (j *joins) queueAttempt(qi int32) queueAttemptUnit {
+	if j.queueExact {
+		return j.queueAttempts[qi]
+	}
+	c := &j.calls[j.queueCalls[qi]]
+	qa := queueAttemptUnit{start: c.start}
+	qa.add(c)
+	return qa
+}
+
+// queueAttemptCount is how many queue attempts there are.
+func (j *joins) queueAttemptCount() int {
+	if j.queueExact {
+		return len(j.queueAttempts)
+	}
+	return len(j.queueCalls)
+}
+
 // queueAttemptsOf returns task t's queue attempts in time order, as
-// indexes into j.queueAttempts.
+// indexes for j.queueAttempt.
 func (j *joins) queueAttemptsOf(t *taskUnit) []int32 {
 	return j.taskQueueAttempts[t.first : t.first+t.n]
 }
@@ -128,12 +177,33 @@ func buildJoins(tl *timeline.Timeline) *joins {
 
 // buildJoinsWith is buildJoins given the timeline's event counts.
 func buildJoinsWith(tl *timeline.Timeline, counts *eventCounts) *joins {
+	j := joinAll(tl, counts)
+	j.keepHeads()
+	return j
+}
+
+// keepHeads replaces the attempt groups by their heads: past the joins,
+// the analyses read only where each group's attempts start, and its class.
+func (j *joins) keepHeads() {
+	j.heads = spill.Make[groupHead](len(j.groups), len(j.groups))
+	for g := range j.groups {
+		j.heads[g] = groupHead{first: j.groups[g].first, class: j.groups[g].class}
+	}
+	spill.Free(j.groups)
+	j.groups = nil
+}
+
+// joinAll is buildJoinsWith keeping the attempt groups whole.
+func joinAll(tl *timeline.Timeline, counts *eventCounts) *joins {
 	n := len(tl.Events)
 	j := &joins{tl: tl, counts: counts, groupOf: spill.Make[int32](n, n), nextAttempt: spill.Make[int32](n, n)}
-	// Room for every event: capacity that is never written costs no memory
-	// on the machine, while growing by doubling copies the slice each time.
+	// Room for every event, fitted once filled: growing by doubling would
+	// copy the slice each time.
 	j.http = spill.Make[int32](0, n)
 	j.counted = counts.observers(tl)
+	// The attempts that usually open a group, those numbered 1 or with a
+	// call id and no later number, size the groups.
+	opening := 0
 	for i := range tl.Events {
 		e := &tl.Events[i]
 		j.groupOf[i] = -1
@@ -142,15 +212,23 @@ func buildJoinsWith(tl *timeline.Timeline, counts *eventCounts) *joins {
 		case timeline.LayerHTTP:
 			if j.counted[e.Source] {
 				j.http = append(j.http, int32(i))
+				if (e.CallID != timeline.NoSym && e.Attempt <= 1) || (e.TaskID != timeline.NoSym && e.Attempt == 1) {
+					opening++
+				}
 			}
 		case timeline.LayerCall:
 			j.callEvents = append(j.callEvents, int32(i))
 		}
 	}
-	j.joinAttempts()
+	j.http = fitted(j.http)
+	j.joinAttempts(opening)
 	j.buildCalls()
 	// After buildCalls, which gives groups the task of their call.
 	j.tally = tallyAttempts(j)
+	// Nothing after the tally reads an event's group: an int32 per event
+	// less through the analyses.
+	spill.Free(j.groupOf)
+	j.groupOf = nil
 	j.warnJoinCoverage()
 	j.buildQueue()
 	return j
@@ -159,13 +237,19 @@ func buildJoinsWith(tl *timeline.Timeline, counts *eventCounts) *joins {
 // joinAttempts groups HTTP attempts into calls: by call id when the wire has
 // one (amz-sdk-invocation-id), else per task where attempt 1 opens a new call
 // (x-stainless-retry-count 0). Events are sorted by Start, so appending keeps
-// each group in time order.
-func (j *joins) joinAttempts() {
+// each group in time order. opening is how many attempts usually open a
+// group.
+func (j *joins) joinAttempts(opening int) {
 	byID := newSymIndex()
 	j.groupByCallID = byID
 	current := newSymIndex()
 	defer spill.Free(current)
-	j.groups = spill.Make[attemptGroup](0, len(j.http))
+	// Sized for the attempts that usually open a group, grown if more do,
+	// and fitted once known. Sized for a group per attempt, it was a few
+	// times too large on an incident log, and the collector counted all of
+	// it into the heap it lets grow (see httpWhere).
+	j.groups = spill.Make[attemptGroup](0, opening)
+	defer func() { j.groups = fitted(j.groups) }()
 	for _, i := range j.http {
 		e := &j.tl.Events[i]
 		switch {
@@ -220,7 +304,15 @@ func (j *joins) warnJoinCoverage() {
 }
 
 func (j *joins) newGroup(e *timeline.Event) int {
-	j.groups = append(j.groups, attemptGroup{task: e.TaskID, class: e.Class, callEvent: -1})
+	if len(j.groups) == cap(j.groups) {
+		// By a quarter, as append grows a large slice, but in the spill
+		// when it is on.
+		grown := spill.Make[attemptGroup](len(j.groups), len(j.groups)+len(j.groups)/4+1024)
+		copy(grown, j.groups)
+		spill.Free(j.groups)
+		j.groups = grown
+	}
+	j.groups = append(j.groups, attemptGroup{task: e.TaskID, class: e.Class})
 	return len(j.groups) - 1
 }
 
@@ -263,10 +355,11 @@ func (j *joins) attemptBefore(a, b int32) bool {
 	return ea.Attempt > 0 && eb.Attempt > 0 && ea.Attempt < eb.Attempt
 }
 
-// attemptsOf yields the event indexes of group g's attempts in time order.
-func (j *joins) attemptsOf(g int) iter.Seq[int] {
+// chain yields the event indexes of the attempts of the group whose first
+// attempt is first, in time order.
+func (j *joins) chain(first int32) iter.Seq[int] {
 	return func(yield func(int) bool) {
-		for i := j.groups[g].first; i >= 0; i = j.nextAttempt[i] {
+		for i := first; i >= 0; i = j.nextAttempt[i] {
 			if !yield(int(i)) {
 				return
 			}
@@ -313,6 +406,10 @@ func (x symIndex) get(s timeline.Sym) (int, bool) {
 func (x symIndex) set(s timeline.Sym, i int) { x[s] = int32(i + 1) }
 
 func (j *joins) buildCalls() {
+	defer func() {
+		spill.Free(j.groupByCallID)
+		j.groupByCallID = nil
+	}()
 	if len(j.callEvents) > 0 {
 		j.callsFromLog = true
 		j.calls = spill.Make[callUnit](0, len(j.callEvents))
@@ -329,7 +426,7 @@ func (j *joins) buildCalls() {
 				}
 			}
 			c := callUnit{start: e.Start, end: eventEnd(e), attempts: int32(e.Attempts), outcome: e.Outcome,
-				class: e.Class, task: e.TaskID, queueAttempt: int32(e.QueueAttempt), group: -1}
+				class: e.Class, task: e.TaskID, queueAttempt: e.QueueAttempt, group: -1}
 			g, ok := j.groupByCallID.get(e.CallID)
 			if !ok || e.CallID == timeline.NoSym {
 				// An SDK log that names the call's last request id (x-request-id)
@@ -339,7 +436,6 @@ func (j *joins) buildCalls() {
 			}
 			if ok {
 				c.group = int32(g)
-				j.groups[g].callEvent = i
 				if j.groups[g].task == timeline.NoSym {
 					j.groups[g].task = e.TaskID
 				}
@@ -416,18 +512,22 @@ func (j *joins) buildQueue() {
 	// that millions of calls cost no allocation of their own.
 	taskIndex := newSymIndex()
 	defer spill.Free(taskIndex)
-	// per task: synthetic numbers handed out so far
-	synthetic := spill.Make[int32](0, len(j.calls))
-	defer spill.Free(synthetic)
 	var byNumber map[uint64]int32
+	// At most one queue attempt per call, fitted once they are known.
 	if haveNumbers {
 		byNumber = make(map[uint64]int32, 1024)
+		j.queueAttempts = spill.Make[queueAttemptUnit](0, len(j.calls))
+		defer func() { j.queueAttempts = fitted(j.queueAttempts) }()
+	} else {
+		j.queueCalls = spill.Make[int32](0, len(j.calls))
+		defer func() { j.queueCalls = fitted(j.queueCalls) }()
 	}
-	// At most one queue attempt per call; unused capacity costs nothing.
-	j.queueAttempts = spill.Make[queueAttemptUnit](0, len(j.calls))
 	qaTask := spill.Make[int32](0, len(j.calls))
 	defer spill.Free(qaTask)
+	// Fitted once the tasks are known, as the groups are: calls are often
+	// several times as many.
 	j.tasks = spill.Make[taskUnit](0, len(j.calls))
+	defer func() { j.tasks = fitted(j.tasks) }()
 	for ci := range j.calls {
 		c := &j.calls[ci]
 		if c.task == timeline.NoSym {
@@ -439,40 +539,36 @@ func (j *joins) buildQueue() {
 			ti = int32(len(j.tasks))
 			taskIndex.set(c.task, int(ti))
 			j.tasks = append(j.tasks, taskUnit{id: c.task})
-			synthetic = append(synthetic, 0)
 		}
-		n := c.queueAttempt
+		// A call without a number is a queue attempt of its own.
+		numbered := haveNumbers && c.queueAttempt > 0
 		qi := int32(-1)
-		var k uint64
-		if !haveNumbers || n <= 0 {
-			synthetic[ti]++
-			n = -synthetic[ti] // negative: synthetic, never collides with a logged number
-		} else {
-			k = uint64(uint32(ti))<<32 | uint64(uint32(n))
+		k := uint64(uint32(ti))<<32 | uint64(uint32(c.queueAttempt))
+		if numbered {
 			if q, ok := byNumber[k]; ok {
 				qi = q
 			}
 		}
 		if qi < 0 {
-			qi = int32(len(j.queueAttempts))
-			if n > 0 {
+			qi = int32(j.queueAttemptCount())
+			if numbered {
 				byNumber[k] = qi
 			}
-			j.queueAttempts = append(j.queueAttempts, queueAttemptUnit{task: c.task, number: n, start: c.start})
+			if haveNumbers {
+				j.queueAttempts = append(j.queueAttempts, queueAttemptUnit{start: c.start})
+			} else {
+				j.queueCalls = append(j.queueCalls, int32(ci))
+			}
 			qaTask = append(qaTask, ti)
 			j.tasks[ti].n++
 		}
-		qa := &j.queueAttempts[qi]
-		qa.calls++
-		qa.start = min(qa.start, c.start)
-		if c.end >= qa.end {
-			qa.end = c.end
-			qa.failed = c.failed()
+		if haveNumbers {
+			j.queueAttempts[qi].add(c)
 		}
 	}
 	// Each task's run of taskQueueAttempts starts where the previous
 	// task's ends; n counts the run back up as it is filled.
-	j.taskQueueAttempts = spill.Make[int32](len(j.queueAttempts), len(j.queueAttempts))
+	j.taskQueueAttempts = spill.Make[int32](len(qaTask), len(qaTask))
 	next := int32(0)
 	for ti := range j.tasks {
 		t := &j.tasks[ti]
@@ -490,11 +586,43 @@ func (j *joins) buildQueue() {
 		}
 		j.warnf("no queue attempt numbers: each %s with a task id taken as one queue attempt (calls per queue attempt assumed 1)", unit)
 	}
-	byStart := func(a, b int32) int { return cmp.Compare(j.queueAttempts[a].start, j.queueAttempts[b].start) }
+	byStart := func(a, b int32) int { return cmp.Compare(j.queueAttempt(a).start, j.queueAttempt(b).start) }
 	for ti := range j.tasks {
 		// Calls come in time order, so a task's queue attempts usually do.
 		if qas := j.queueAttemptsOf(&j.tasks[ti]); !slices.IsSortedFunc(qas, byStart) {
 			slices.SortStableFunc(qas, byStart)
 		}
 	}
+}
+
+// httpWhere returns f's values for the counted HTTP attempts it keeps, in
+// start order, in a slice of n, how many it keeps as the tally counted
+// them: capacity that is never written costs no memory at first, but the
+// collector counts it into the live heap, and lets the heap grow a
+// quarter past that (GOGC 25) before it collects again: room that the
+// next passes fill with memory that is written. Counted by the tally, the
+// attempts are not read once more to size it.
+func httpWhere[T any](j *joins, n int64, f func(e *timeline.Event) (T, bool)) []T {
+	out := spill.Make[T](0, int(n))
+	for _, i := range j.http {
+		if v, ok := f(&j.tl.Events[i]); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// fitted returns s in a slice of its own length, and frees s: a slice
+// sized for its worst case and then held through the analyses would keep
+// its unused capacity too, which the garbage collector counts into the
+// heap it lets grow before collecting, and which, when it is taken from
+// memory freed earlier, is cleared and so resident.
+func fitted[T any](s []T) []T {
+	if cap(s)-len(s) <= cap(s)/8 {
+		return s
+	}
+	out := spill.Make[T](len(s), len(s))
+	copy(out, s)
+	spill.Free(s)
+	return out
 }

@@ -30,6 +30,11 @@ type attemptTally struct {
 	// on the wire (amz-sdk-request max=M), of all attempts and of those
 	// sent for a task.
 	maxAttempts, taskMaxAttempts map[int32]int64
+	// byClass and firstByClass count the attempts, and those numbered 1,
+	// by class; retryAfters those answered with a retry-after. The wave
+	// search sizes its slices by them instead of counting them again.
+	byClass, firstByClass [classes]int64
+	retryAfters           int64
 }
 
 func newAttemptTally() *attemptTally {
@@ -61,6 +66,15 @@ func (t *attemptTally) add(j *joins, lastOutcome []timeline.Outcome, lo, hi int)
 			if e.TaskID != timeline.NoSym {
 				t.taskFirstAttempts++
 			}
+		}
+		if int(e.Class) < classes {
+			t.byClass[e.Class]++
+			if e.Attempt == 1 {
+				t.firstByClass[e.Class]++
+			}
+		}
+		if e.RetryAfter > 0 {
+			t.retryAfters++
 		}
 		if e.MaxAttempts > 0 {
 			t.maxAttempts[int32(e.MaxAttempts)]++
@@ -100,6 +114,11 @@ func (t *attemptTally) merge(o *attemptTally) {
 	t.taskOK += o.taskOK
 	t.firstAttempts += o.firstAttempts
 	t.taskFirstAttempts += o.taskFirstAttempts
+	for c := range t.byClass {
+		t.byClass[c] += o.byClass[c]
+		t.firstByClass[c] += o.firstByClass[c]
+	}
+	t.retryAfters += o.retryAfters
 	addCounts(t.throttledUnjoined, o.throttledUnjoined)
 	addCounts(t.throttledByCode, o.throttledByCode)
 	addCounts(t.maxAttempts, o.maxAttempts)

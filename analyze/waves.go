@@ -68,14 +68,11 @@ func pickSeries(j *joins) series {
 	}
 	if numbered {
 		s.name = prefix + " call starts (first attempts)"
-		// Sized for the worst case: capacity never written is never
-		// touched, while growing by doubling copies and touches it all.
-		s.times = spill.Make[int64](0, len(j.http))
-		for _, i := range j.http {
-			if e := &tl.Events[i]; keep(e.Class) && e.Attempt == 1 {
-				s.times = append(s.times, e.Start)
-			}
+		n := j.tally.firstAttempts
+		if batch {
+			n = j.tally.firstByClass[timeline.ClassBatch]
 		}
+		s.times = httpWhere(j, n, func(e *timeline.Event) (int64, bool) { return e.Start, keep(e.Class) && e.Attempt == 1 })
 		return s
 	}
 	if j.callsFromLog {
@@ -93,10 +90,10 @@ func pickSeries(j *joins) series {
 	}
 	if j.joinedByCallID > 0 {
 		s.name = prefix + " call starts (first attempt per call id)"
-		s.times = spill.Make[int64](0, len(j.groups))
-		for g := range j.groups {
-			if keep(j.groups[g].class) {
-				s.times = append(s.times, tl.Events[j.groups[g].first].Start)
+		s.times = spill.Make[int64](0, len(j.heads))
+		for _, h := range j.heads {
+			if keep(h.class) {
+				s.times = append(s.times, tl.Events[h.first].Start)
 			}
 		}
 		slices.Sort(s.times)
@@ -106,12 +103,11 @@ func pickSeries(j *joins) series {
 		spill.Free(s.times)
 	}
 	s.name = prefix + " attempts"
-	s.times = spill.Make[int64](0, len(j.http))
-	for _, i := range j.http {
-		if e := &tl.Events[i]; keep(e.Class) {
-			s.times = append(s.times, e.Start)
-		}
+	n := j.tally.attempts
+	if batch {
+		n = j.tally.byClass[timeline.ClassBatch]
 	}
+	s.times = httpWhere(j, n, func(e *timeline.Event) (int64, bool) { return e.Start, keep(e.Class) })
 	if len(s.times) == 0 {
 		// No HTTP attempts at all: fall back to whatever was logged.
 		s.name = prefix + " events"
@@ -167,7 +163,12 @@ func minBinWidth(times []int64) int64 { return minBinWidthFor(times, maxBins) }
 // bins. The span is taken unsigned: times centuries apart (a damaged log)
 // overflow an int64 difference.
 func minBinWidthFor(times []int64, budget int64) int64 {
-	span := uint64(times[len(times)-1]) - uint64(times[0])
+	return spanBinWidth(times[0], times[len(times)-1], budget)
+}
+
+// spanBinWidth is minBinWidthFor of ascending times from first to last.
+func spanBinWidth(first, last, budget int64) int64 {
+	span := uint64(last) - uint64(first)
 	return int64(span/uint64(budget) + 1)
 }
 
@@ -244,19 +245,24 @@ type binned struct {
 }
 
 func binSeries(times []int64, width int64) binned {
-	b := binned{width: width}
 	if len(times) == 0 {
-		return b
+		return binned{width: width}
 	}
+	return binTimes(times[0], times[len(times)-1], width, slices.Values(times))
+}
+
+// binTimes is binSeries of ascending times from first to last.
+func binTimes(first, last, width int64, times iter.Seq[int64]) binned {
+	b := binned{width: width}
 	// Floored, so that times before 1970 start their bin, not the next.
-	r := times[0] % width
+	r := first % width
 	if r < 0 {
 		r += width
 	}
-	b.t0 = times[0] - r
-	n := int(uint64(times[len(times)-1]-b.t0)/uint64(width)) + 1
+	b.t0 = first - r
+	n := int(uint64(last-b.t0)/uint64(width)) + 1
 	b.counts = make([]float64, n)
-	for _, t := range times {
+	for t := range times {
 		b.counts[uint64(t-b.t0)/uint64(width)]++
 	}
 	return b
@@ -455,15 +461,15 @@ func attemptComb(j *joins, window [2]int64, bw int64, minLag int, periodBins flo
 	if hi <= minLag {
 		return 0, 0, 0, ""
 	}
-	times, name := attemptTimes(j, window)
-	defer spill.Free(times)
+	attempts, name := attemptStartsIn(j, window)
+	first, last, two := attempts.ends()
 	step := max(1, min(minLag/4, hi/64))
-	if len(times) < 2 || minBinWidth(times) > bw*int64(step) {
+	if !two || spanBinWidth(first, last, maxBins) > bw*int64(step) {
 		// Attempts far outside the call starts' span (a damaged line)
 		// would not fit in the bins.
 		return 0, 0, 0, ""
 	}
-	b := binSeries(times, bw*int64(step))
+	b := binTimes(first, last, bw*int64(step), attempts.all())
 	n := len(b.counts)
 	lo, hiC := (minLag+step-1)/step, hi/step
 	if n/2 <= hiC || hiC <= lo {
@@ -491,27 +497,89 @@ func attemptComb(j *joins, window [2]int64, bw int64, minLag int, periodBins flo
 		return 0, 0, 0, ""
 	}
 	lag := parabolicPeak(r, best.lag) * float64(step)
-	if step > 1 && minBinWidth(times) <= bw {
-		lag = refineLag(times, bw, (best.lag-1)*step, (best.lag+1)*step)
+	if step > 1 && spanBinWidth(first, last, maxBins) <= bw {
+		lag = refineLag(binTimes(first, last, bw, attempts.all()), (best.lag-1)*step, (best.lag+1)*step)
 	}
 	return lag * seconds(bw), best.acf, threshold, name
 }
 
-// attemptTimes are the start times of the batch attempts (all attempts
-// when no class is known) within window (inclusive), ascending, and the
-// series' name.
-func attemptTimes(j *joins, window [2]int64) ([]int64, string) {
-	batch := hasClass(j, timeline.ClassBatch)
-	times := spill.Make[int64](0, len(j.http))
-	for _, i := range j.http {
-		if e := &j.tl.Events[i]; (!batch || e.Class == timeline.ClassBatch) && e.Start >= window[0] && e.Start <= window[1] {
-			times = append(times, e.Start)
+// attemptStarts are the start times of the batch attempts (all attempts
+// when no class is known) within a window, ascending. They are read in
+// place from j.http, which is in start order: the comb search only bins
+// them and counts them between two times, and a copy would be 8 bytes an
+// attempt.
+type attemptStarts struct {
+	j     *joins
+	batch bool
+	// lo and hi bound the stretch of j.http within the window.
+	lo, hi int
+}
+
+// attemptStartsIn are the attempt starts within window (inclusive), and
+// the series' name.
+func attemptStartsIn(j *joins, window [2]int64) (attemptStarts, string) {
+	a := attemptStarts{j: j, batch: hasClass(j, timeline.ClassBatch)}
+	a.lo = sort.Search(len(j.http), func(k int) bool { return j.tl.Events[j.http[k]].Start >= window[0] })
+	a.hi = sort.Search(len(j.http), func(k int) bool { return j.tl.Events[j.http[k]].Start > window[1] })
+	if a.batch {
+		return a, "batch attempts"
+	}
+	return a, "all attempts"
+}
+
+// at returns the start of j.http[k], and whether it is one of a's.
+func (a attemptStarts) at(k int) (int64, bool) {
+	e := &a.j.tl.Events[a.j.http[k]]
+	return e.Start, !a.batch || e.Class == timeline.ClassBatch
+}
+
+// all yields the starts in order.
+func (a attemptStarts) all() iter.Seq[int64] {
+	return func(yield func(int64) bool) {
+		for k := a.lo; k < a.hi; k++ {
+			if t, ok := a.at(k); ok && !yield(t) {
+				return
+			}
 		}
 	}
-	if batch {
-		return times, "batch attempts"
+}
+
+// ends returns the first and last start; two is false with fewer than
+// two starts.
+func (a attemptStarts) ends() (first, last int64, two bool) {
+	lo, hi := a.lo, a.hi-1
+	for ; lo < a.hi; lo++ {
+		if t, ok := a.at(lo); ok {
+			first = t
+			break
+		}
 	}
-	return times, "all attempts"
+	for ; hi > lo; hi-- {
+		if t, ok := a.at(hi); ok {
+			last = t
+			break
+		}
+	}
+	return first, last, hi > lo
+}
+
+// count is how many starts fall in [from, to).
+func (a attemptStarts) count(from, to int64) int {
+	start := func(t int64) int {
+		return a.lo + sort.Search(a.hi-a.lo, func(k int) bool { t0, _ := a.at(a.lo + k); return t0 >= t })
+	}
+	n := 0
+	for k, hi := start(from), start(to); k < hi; k++ {
+		if _, ok := a.at(k); ok {
+			n++
+		}
+	}
+	return n
+}
+
+// countIn counts ascending times in [from, to), for combInWaves.
+func countIn(times []int64) func(from, to int64) int {
+	return func(from, to int64) int { return len(between(times, from, to)) }
 }
 
 // combInWaves checks a spacing against the waves themselves. A retry comb
@@ -524,22 +592,23 @@ func attemptTimes(j *joins, window [2]int64) ([]int64, string) {
 // earlier ones by more than Poisson noise allows (three standard
 // deviations). Both windows open a bin early: times truncated to the bin
 // put the second attempts up to a bin before start + spacing.
-func combInWaves(times []int64, waves []Wave, spacing float64, bin int64) bool {
+//
+// count is how many arrivals fall between two times (countIn).
+func combInWaves(count func(from, to int64) int, waves []Wave, spacing float64, bin int64) bool {
 	c := int64(spacing * 1e9)
 	var later, earlier float64
 	for _, w := range waves {
 		t := w.Start.UnixNano() - bin
-		later += float64(len(between(times, t+c, t+c+c/2)))
-		earlier += float64(len(between(times, t+c/2, t+c)))
+		later += float64(count(t+c, t+c+c/2))
+		earlier += float64(count(t+c/2, t+c))
 	}
 	return later > earlier+3*math.Sqrt(earlier+1)
 }
 
 // refineLag is the lag in [lo, hi] bins where the ACF of the square-rooted
-// counts at bin width bw peaks, with parabolic interpolation, computed
-// directly at those lags only.
-func refineLag(times []int64, bw int64, lo, hi int) float64 {
-	b := binSeries(times, bw)
+// counts of b peaks, with parabolic interpolation, computed directly at
+// those lags only.
+func refineLag(b binned, lo, hi int) float64 {
 	x := make([]float64, len(b.counts))
 	for i, c := range b.counts {
 		x[i] = math.Sqrt(c)
@@ -716,6 +785,10 @@ const minWaveSize = 3
 
 // findWaves finds the waves of the whole timeline; with groups it also
 // finds those of each runner the requeue delays tell apart.
+//
+// findWaves lets go of j's slices as it finishes with them, so that their
+// memory can go back before its last passes over the attempts (see Run):
+// a caller that reads the joins again gives it a copy.
 func findWaves(j *joins, opt Options, groups bool) Waves {
 	w := Waves{Waves: []Wave{}, Delays: []DelayStats{}, Suspects: []FixedDelay{}}
 	s := pickSeries(j)
@@ -726,7 +799,13 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 	var delays sync.WaitGroup
 	var measured []DelayStats
 	var pastRetryAfter DelayStats
-	goOrNow(&delays, func() { measured, pastRetryAfter = measureDelays(j) })
+	goOrNow(&delays, func() {
+		measured, pastRetryAfter = measureDelays(j)
+		// Past the series, only the delays walk the attempt groups (the
+		// runners' wave searches join their own): they go back as soon
+		// as the delays are measured, while the series is searched.
+		j.heads, j.nextAttempt = nil, nil
+	})
 	if len(s.times) < 2 {
 		delays.Wait()
 		w.Delays = measured
@@ -920,7 +999,7 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		return onWire && math.Abs(spacing-wireSpacing) <= max(gridTolerance*spacing, 1.5*seconds(bw))
 	}
 	isComb := func(spacing float64) bool {
-		return combInWaves(s.times, w.Waves, spacing, bw) || onWireComb(spacing)
+		return combInWaves(countIn(s.times), w.Waves, spacing, bw) || onWireComb(spacing)
 	}
 	if pr.intraSpacing > 0 && !isComb(pr.intraSpacing*seconds(bw)) {
 		// A spacing that is no comb must not keep the bursts from being
@@ -1193,11 +1272,12 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		}
 	}
 	if w.IntraWaveSpacing > 0 {
-		times := times
+		count := countIn(times)
 		if w.IntraWaveSeries != "" {
-			times, _ = attemptTimes(j, window)
+			attempts, _ := attemptStartsIn(j, window)
+			count = attempts.count
 		}
-		if !combInWaves(times, w.Waves, w.IntraWaveSpacing, bw) && !onWireComb(w.IntraWaveSpacing) {
+		if !combInWaves(count, w.Waves, w.IntraWaveSpacing, bw) && !onWireComb(w.IntraWaveSpacing) {
 			w.IntraWaveSpacing, w.IntraWaveACF, w.IntraWaveThreshold, w.IntraWaveSeries = 0, 0, 0, ""
 		}
 	}
@@ -1232,6 +1312,9 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 	if groups {
 		w.Groups = findGroupWaves(j, opt)
 	}
+	// The anatomy reads the attempts alone: calls, queue attempts and
+	// tasks can go back before its passes over them.
+	j.calls, j.queueAttempts, j.queueCalls, j.tasks, j.taskQueueAttempts = nil, nil, nil, nil, nil
 	describeAnatomy(j, &w)
 	return w
 }
@@ -2610,13 +2693,20 @@ const (
 // runner's gap between a failed queue attempt and the next one.
 func measureDelays(j *joins) (delays []DelayStats, pastRetryAfter DelayStats) {
 	tl := j.tl
-	// Each sample is sized for its worst case up front (see pickSeries).
-	ra := delaySample{kind: kindRetryAfter, gaps: spill.Make[float64](0, len(j.http))}
-	for _, i := range j.http {
-		if e := &tl.Events[i]; e.RetryAfter > 0 {
-			ra.gaps = append(ra.gaps, e.RetryAfter.Seconds())
+	// Each sample is sized once: counted, or for the pairs of attempts or
+	// queue attempts that could make a gap (see httpWhere); and each is
+	// summed up and let go before the next is gathered, so that millions
+	// of gaps of one kind are held at a time.
+	var out []DelayStats
+	done := func(d *delaySample) {
+		if len(d.gaps) > 0 {
+			out = append(out, d.stats())
 		}
+		spill.Free(d.gaps)
+		d.gaps = nil
 	}
+	ra := delaySample{kind: kindRetryAfter,
+		gaps: httpWhere(j, j.tally.retryAfters, func(e *timeline.Event) (float64, bool) { return e.RetryAfter.Seconds(), e.RetryAfter > 0 })}
 	if len(ra.gaps) == 0 {
 		// The attempts counted on the HTTP side come from the log closest to
 		// the endpoint, which may not log the header; the SDK's log of the
@@ -2634,16 +2724,19 @@ func measureDelays(j *joins) (delays []DelayStats, pastRetryAfter DelayStats) {
 			}
 		}
 	}
+	done(&ra)
 	// An access log stamps the completion to the second; a start derived
 	// from it by subtracting $request_time has milliseconds but is no more
 	// precise, so the sample's precision is the attempts' logged stamps.
 	coarseAttempts := wholeSecondAttempts(j)
-	sdk := delaySample{kind: kindSDKDelay, coarse: true, whole: coarseAttempts, gaps: spill.Make[float64](0, len(j.http)),
+	// Each group's attempts but its first follow one.
+	pairs := max(0, int(j.joinedAttempts())-len(j.heads))
+	sdk := delaySample{kind: kindSDKDelay, coarse: true, whole: coarseAttempts, gaps: spill.Make[float64](0, pairs),
 		pastStride: pastStrideFor(len(j.http))}
 	sdk.countPhases()
-	for g := range j.groups {
+	for _, h := range j.heads {
 		prev := -1
-		for i := range j.attemptsOf(g) {
+		for i := range j.chain(h.first) {
 			if prev >= 0 && tl.Events[prev].Outcome.Failed() {
 				p := &tl.Events[prev]
 				sdk.addAfter(eventEnd(p), tl.Events[i].Start, p.RetryAfter.Duration())
@@ -2661,23 +2754,18 @@ func measureDelays(j *joins) (delays []DelayStats, pastRetryAfter DelayStats) {
 			spill.Free(fine.gaps)
 		}
 	}
-	rq := delaySample{kind: kindRequeue, coarse: true, whole: coarseAttempts && !j.callsFromLog, gaps: spill.Make[float64](0, len(j.queueAttempts))}
+	done(&sdk)
+	rq := delaySample{kind: kindRequeue, coarse: true, whole: coarseAttempts && !j.callsFromLog, gaps: spill.Make[float64](0, max(0, j.queueAttemptCount()-len(j.tasks)))}
 	for ti := range j.tasks {
 		qas := j.queueAttemptsOf(&j.tasks[ti])
 		for k := 1; k < len(qas); k++ {
-			prev, next := &j.queueAttempts[qas[k-1]], &j.queueAttempts[qas[k]]
+			prev, next := j.queueAttempt(qas[k-1]), j.queueAttempt(qas[k])
 			if prev.failed {
 				rq.add(prev.end, next.start)
 			}
 		}
 	}
-	var out []DelayStats
-	for _, d := range []*delaySample{&ra, &sdk, &rq} {
-		if len(d.gaps) > 0 {
-			out = append(out, d.stats())
-		}
-		spill.Free(d.gaps)
-	}
+	done(&rq)
 	if out == nil {
 		out = []DelayStats{}
 	}

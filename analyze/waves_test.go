@@ -488,7 +488,7 @@ func TestCombInWaves(t *testing.T) {
 			if tc.whole {
 				bin = 1e9
 			}
-			if got := combInWaves(times, waves, spacing, bin); got != tc.want {
+			if got := combInWaves(countIn(times), waves, spacing, bin); got != tc.want {
 				t.Errorf("combInWaves = %v, want %v", got, tc.want)
 			}
 		})
