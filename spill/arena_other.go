@@ -24,3 +24,11 @@ func Start(opt Options) (stop func(), err error) {
 
 // adviseHuge does nothing: huge-page advice is Linux's.
 func adviseHuge(unsafe.Pointer, int64) {}
+
+// mapOffHeap declines: private mappings are placed on Linux only, and
+// the slices stay on the heap elsewhere.
+func mapOffHeap(int64) ([]byte, bool) { return nil, false }
+
+func unmapOffHeap(uintptr, int64) bool { return false }
+
+func offHeapBytes() int64 { return 0 }

@@ -332,3 +332,68 @@ func vmFlagsAt(t *testing.T, addr uintptr) string {
 	t.Fatalf("no mapping holds %#x", addr)
 	return ""
 }
+
+// TestKeepOffHeap places large pointer-free slices in mappings of their
+// own, hands them back only when freed whole, and leaves small slices,
+// slices with pointers and slices made after stop on the heap.
+func TestKeepOffHeap(t *testing.T) {
+	stop := KeepOffHeap()
+	defer stop()
+	const n = DefaultMinBytes / 8
+	large := func() []int64 { return Make[int64](n, n) }
+	tests := []struct {
+		name    string
+		made    func() bool // whether the slice made is off the heap
+		offHeap bool
+	}{
+		{"a large pointer-free slice", func() bool { return isOffHeap(large()) }, true},
+		{"a small one", func() bool { return isOffHeap(Make[int64](10, 10)) }, false},
+		{"a large one with pointers", func() bool { return isOffHeap(Make[recordWithPointer](n/2, n/2)) }, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.made(); got != tc.offHeap {
+				t.Fatalf("off the heap: %v, want %v", got, tc.offHeap)
+			}
+		})
+	}
+
+	before := offHeapBytes()
+	s := large()
+	if got := offHeapBytes() - before; got != n*8 {
+		t.Fatalf("a slice of %d bytes added %d off-heap bytes", n*8, got)
+	}
+	s[5] = 42
+	if Free(s[100:200]) {
+		t.Fatal("Free of a window inside the slice reported freeing it")
+	}
+	if s[5] != 42 {
+		t.Fatal("freeing a window lost the slice's data")
+	}
+	if !Free(s[:10]) {
+		t.Fatal("Free of the slice as made reported freeing nothing")
+	}
+	if got := offHeapBytes(); got != before {
+		t.Fatalf("%d off-heap bytes after Free, want %d", got, before)
+	}
+	// As with the spill file, a late read gives zeros, not a fault.
+	if s[5] != 0 {
+		t.Fatalf("freed slot reads %d, want 0", s[5])
+	}
+	if Free(s) {
+		t.Fatal("a second Free reported freeing the slice again")
+	}
+
+	stop()
+	if isOffHeap(large()) {
+		t.Fatal("a slice made after stop is off the heap")
+	}
+}
+
+// isOffHeap reports whether s starts one of KeepOffHeap's mappings.
+func isOffHeap[T any](s []T) bool {
+	offHeapMaps.Lock()
+	defer offHeapMaps.Unlock()
+	_, ok := offHeapMaps.byStart[uintptr(unsafe.Pointer(unsafe.SliceData(s)))]
+	return ok
+}

@@ -101,7 +101,7 @@ func (l *limitFlags) autoSpill(inputs []string, stderr io.Writer) (stop func()) 
 		}
 		return stop
 	}
-	return func() {}
+	return spill.KeepOffHeap()
 }
 
 // spillOrNot starts a spill that holds the resident set near target, or,
