@@ -30,5 +30,3 @@ func adviseHuge(unsafe.Pointer, int64) {}
 func mapOffHeap(int64) ([]byte, bool) { return nil, false }
 
 func unmapOffHeap(uintptr, int64) bool { return false }
-
-func offHeapBytes() int64 { return 0 }

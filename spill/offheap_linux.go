@@ -53,14 +53,3 @@ func unmapOffHeap(start uintptr, capBytes int64) bool {
 	}
 	return ok
 }
-
-// offHeapBytes is what the off-heap mappings not handed back hold.
-func offHeapBytes() int64 {
-	offHeapMaps.Lock()
-	defer offHeapMaps.Unlock()
-	var total int64
-	for _, mem := range offHeapMaps.byStart {
-		total += int64(len(mem))
-	}
-	return total
-}

@@ -397,3 +397,14 @@ func isOffHeap[T any](s []T) bool {
 	_, ok := offHeapMaps.byStart[uintptr(unsafe.Pointer(unsafe.SliceData(s)))]
 	return ok
 }
+
+// offHeapBytes is what the off-heap mappings not handed back hold.
+func offHeapBytes() int64 {
+	offHeapMaps.Lock()
+	defer offHeapMaps.Unlock()
+	var total int64
+	for _, mem := range offHeapMaps.byStart {
+		total += int64(len(mem))
+	}
+	return total
+}
