@@ -29,4 +29,4 @@ func adviseHuge(unsafe.Pointer, int64) {}
 // the slices stay on the heap elsewhere.
 func mapOffHeap(int64) ([]byte, bool) { return nil, false }
 
-func unmapOffHeap(uintptr, int64) bool { return false }
+func releaseOffHeap(uintptr, int64) bool { return false }

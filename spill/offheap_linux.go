@@ -35,12 +35,12 @@ func mapOffHeap(size int64) ([]byte, bool) {
 	return mem, true
 }
 
-// unmapOffHeap hands the pages of the mapping that starts at start and is
+// releaseOffHeap hands the pages of the mapping that starts at start and is
 // capBytes long back to the kernel, and reports whether there was one. The
 // range stays mapped and reads as zeros, as a freed slice of the spill
 // file does: a slice freed while a copy of it is still read gives zeros,
 // not a fault.
-func unmapOffHeap(start uintptr, capBytes int64) bool {
+func releaseOffHeap(start uintptr, capBytes int64) bool {
 	offHeapMaps.Lock()
 	mem, ok := offHeapMaps.byStart[start]
 	ok = ok && int64(len(mem)) == capBytes
