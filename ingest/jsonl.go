@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -166,6 +167,10 @@ type jsonlParser struct {
 	// and codes repeat from line to line, and comparing with the last
 	// value spares a table lookup.
 	recent [numJSONFields]recentValue
+	// keyAt is, for each position among a line's keys, the key found there
+	// on an earlier line and its slot: a producer writes its keys in one
+	// order, so a compare stands in for a lookup in keySlot on most keys.
+	keyAt []positionKey
 	// startKeys is the list of start keys, for the "no start time" message.
 	startKeys string
 	// layer is the records' layer when they do not say (zero: call).
@@ -217,6 +222,8 @@ func (p *jsonlParser) want(key string) int {
 	if slot, ok := p.keySlot[key]; ok {
 		return slot
 	}
+	// A key remembered as unwanted is wanted now.
+	p.keyAt = p.keyAt[:0]
 	p.keySlot[key] = len(p.slots)
 	p.slots = append(p.slots, jsonValue{})
 	return len(p.slots) - 1
@@ -539,7 +546,7 @@ func (p *jsonlParser) scan(b []byte) string {
 	if i < len(b) && b[i] == '}' {
 		return p.trailing(b, i+1)
 	}
-	for {
+	for pos := 0; ; pos++ {
 		if i >= len(b) {
 			return jsonErr(i, "unterminated object")
 		}
@@ -555,7 +562,7 @@ func (p *jsonlParser) scan(b []byte) string {
 			return jsonErr(i, "expected ':' after key")
 		}
 		i = skipSpace(b, i+1)
-		if slot, wanted := p.keySlot[string(key)]; wanted {
+		if slot, wanted := p.slotAt(pos, key); wanted {
 			var v jsonValue
 			v, j, reason = p.readValue(b, i)
 			v.gen = p.gen
@@ -579,6 +586,38 @@ func (p *jsonlParser) scan(b []byte) string {
 			return jsonErr(i, "expected ',' or '}'")
 		}
 	}
+}
+
+// positionKey is a key seen at one position of a line, and its slot, or
+// -1 when the key is not wanted.
+type positionKey struct {
+	key  []byte
+	slot int
+}
+
+// maxKeyPositions bounds keyAt: past it, a key is looked up in keySlot.
+const maxKeyPositions = 64
+
+// slotAt returns the slot of key, the pos-th key of the line, and whether
+// it is wanted.
+func (p *jsonlParser) slotAt(pos int, key []byte) (int, bool) {
+	if pos < len(p.keyAt) {
+		if k := &p.keyAt[pos]; string(k.key) == string(key) {
+			return k.slot, k.slot >= 0
+		}
+	}
+	slot, wanted := p.keySlot[string(key)]
+	if !wanted {
+		slot = -1
+	}
+	switch {
+	case pos < len(p.keyAt):
+		// Copied: key may alias the line or the scratch buffer.
+		p.keyAt[pos] = positionKey{key: append(p.keyAt[pos].key[:0], key...), slot: slot}
+	case pos == len(p.keyAt) && pos < maxKeyPositions:
+		p.keyAt = append(p.keyAt, positionKey{key: bytes.Clone(key), slot: slot})
+	}
+	return slot, wanted
 }
 
 func (p *jsonlParser) trailing(b []byte, i int) string {

@@ -229,3 +229,40 @@ func TestParseFieldMapping(t *testing.T) {
 		t.Errorf("error should list the fields: %v", err)
 	}
 }
+
+// TestJSONLKeyPositions feeds one parser lines whose keys move, appear and
+// vanish from line to line, as a producer that changes its key order or
+// omits empty fields writes them: the keys remembered by position must
+// never stand in for the key a line actually holds, so every line must
+// read as it does to a parser that has seen no other.
+func TestJSONLKeyPositions(t *testing.T) {
+	lines := []struct{ name, line string }{
+		{"first order", `{"ts_start":"2026-11-30T02:47:30Z","task_id":"t1","http_status":429,"kind":"batch"}`},
+		{"same order", `{"ts_start":"2026-11-30T02:47:31Z","task_id":"t2","http_status":200,"kind":"batch"}`},
+		{"keys swapped", `{"task_id":"t3","ts_start":"2026-11-30T02:47:32Z","kind":"interactive","http_status":503}`},
+		{"another key of the same length in its place", `{"call_id":"c4","ts_start":"2026-11-30T02:47:32.5Z","kind":"batch"}`},
+		{"an unwanted key of that length in its place", `{"zzzz_id":"c4","ts_start":"2026-11-30T02:47:32.7Z","kind":"batch"}`},
+		{"a key dropped", `{"ts_start":"2026-11-30T02:47:33Z","http_status":200}`},
+		{"an unwanted key where a wanted one was", `{"ts_start":"2026-11-30T02:47:34Z","extra":"t9","http_status":429}`},
+		{"a wanted key where an unwanted one was", `{"ts_start":"2026-11-30T02:47:35Z","task_id":"t5","http_status":429}`},
+		{"a key that prefixes another", `{"ts_start":"2026-11-30T02:47:36Z","task_i":"x","task_id":"t6"}`},
+		{"an escaped key", `{"ts_start":"2026-11-30T02:47:37Z","task\u005fid":"t7","http_status":200}`},
+		{"an empty key", `{"":"t8","ts_start":"2026-11-30T02:47:38Z","http_status":200}`},
+		{"more keys than positions remembered", `{"ts_start":"2026-11-30T02:47:39Z"` + strings.Repeat(`,"k":1`, maxKeyPositions) + `,"task_id":"t10"}`},
+		{"after it, the first order again", `{"ts_start":"2026-11-30T02:47:40Z","task_id":"t11","http_status":429,"kind":"batch"}`},
+	}
+	shared, err := newJSONLParser(nil, newInterner())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range lines {
+		t.Run(tc.name, func(t *testing.T) {
+			want, wantReason := parseJSONLine(t, nil, tc.line)
+			var got timeline.Event
+			gotReason := shared.parse([]byte(tc.line), &got)
+			if got != want || gotReason != wantReason {
+				t.Errorf("after other lines: %+v %q\nalone:             %+v %q", got, gotReason, want, wantReason)
+			}
+		})
+	}
+}

@@ -118,7 +118,7 @@ func init() { symbols.seed = maphash.MakeSeed() }
 // at most half full, and the shard's own text chunk.
 type symShard struct {
 	mu    sync.Mutex
-	slots []Sym
+	slots []symSlot
 	count int
 	// text is the current chunk: its number, its bytes, and how much is
 	// used.
@@ -130,40 +130,51 @@ type symShard struct {
 // intern is called with sh.mu held; h is s's hash.
 func (sh *symShard) intern(s string, h uint64) Sym {
 	if sh.slots == nil {
-		sh.slots = make([]Sym, 256)
+		sh.slots = make([]symSlot, 256)
 	}
+	tag := uint32(h >> 32)
 	mask := uint64(len(sh.slots) - 1)
-	for i := (h / symShards) & mask; ; i = (i + 1) & mask {
-		id := sh.slots[i]
-		if id == NoSym {
-			id = sh.add(s)
-			sh.slots[i] = id
+	for i := uint64(tag) & mask; ; i = (i + 1) & mask {
+		slot := sh.slots[i]
+		if slot == 0 {
+			id := sh.add(s)
+			sh.slots[i] = symSlot(tag)<<32 | symSlot(id)
 			sh.count++
 			if 2*sh.count > len(sh.slots) {
 				sh.grow()
 			}
 			return id
 		}
-		if id.String() == s {
-			return id
+		// The tag spares reading the text of every other string on the
+		// probe: each is a cache miss in a table of millions.
+		if uint32(slot>>32) == tag {
+			if id := Sym(slot); id.String() == s {
+				return id
+			}
 		}
 	}
 }
 
+// symSlot holds a Sym in its low half and the high half of its string's
+// hash, the tag, in its high half; 0 is empty. The tag both places the
+// Sym in the table and lets a probe pass over other strings, and a table
+// that doubles places its Syms again without hashing their strings.
+type symSlot uint64
+
 // grow doubles the slots and places every Sym again.
 func (sh *symShard) grow() {
 	old := sh.slots
-	sh.slots = spill.Make[Sym](2*len(old), 2*len(old))
+	sh.slots = spill.Make[symSlot](2*len(old), 2*len(old))
 	mask := uint64(len(sh.slots) - 1)
-	for _, id := range old {
-		if id == NoSym {
+	for _, slot := range old {
+		if slot == 0 {
 			continue
 		}
-		i := (maphash.String(symbols.seed, id.String()) / symShards) & mask
-		for sh.slots[i] != NoSym {
+		i := uint64(slot>>32) & mask
+		for sh.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		sh.slots[i] = id
+		sh.slots[i] = slot
 	}
 	spill.Free(old)
 }

@@ -94,3 +94,43 @@ func TestEventHoldsNoPointers(t *testing.T) {
 		t.Errorf("Event is %d bytes, was 72: order fields largest first so none is padded", size)
 	}
 }
+
+// TestInternSameHash gives a shard strings whose hashes are equal, so
+// that they share both the slot they start probing from and the tag: each
+// must still get a Sym of its own, found again past the others.
+func TestInternSameHash(t *testing.T) {
+	var sh symShard
+	const h = 0xdeadbeef_00000040
+	var ids []Sym
+	for i := range 300 { // past the first growth of the slots
+		s := fmt.Sprintf("same-hash-%d", i)
+		id := sh.intern(s, h)
+		for j, prev := range ids {
+			if prev == id {
+				t.Fatalf("%q got Sym %d, already %q's (string %d)", s, id, prev.String(), j)
+			}
+		}
+		ids = append(ids, id)
+	}
+	for i, id := range ids {
+		s := fmt.Sprintf("same-hash-%d", i)
+		if got := sh.intern(s, h); got != id || got.String() != s {
+			t.Fatalf("%q again: Sym %d (%q), want %d", s, got, got.String(), id)
+		}
+	}
+}
+
+// BenchmarkIntern interns task ids as a log of many tasks does: each is
+// new once, then comes back.
+func BenchmarkIntern(b *testing.B) {
+	const distinct = 1 << 20
+	ids := make([][]byte, distinct)
+	run := fmt.Sprint(unsafe.Pointer(&ids))
+	for i := range ids {
+		ids[i] = fmt.Appendf(nil, "task-%s-%07d", run, i)
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		InternBytes(ids[(i*7919)%distinct])
+	}
+}
