@@ -115,7 +115,10 @@ var symbols struct {
 func init() { symbols.seed = maphash.MakeSeed() }
 
 // symShard is an open-addressing table of Syms, probed linearly and kept
-// at most half full, and the shard's own text chunk.
+// at most three quarters full, and the shard's own text chunk. The tags
+// in the slots keep the longer probes of that load cheap: a probe reads
+// a few adjacent slots, not their strings, and the table takes no more
+// memory than a half-full table of bare Syms.
 type symShard struct {
 	mu    sync.Mutex
 	slots []symSlot
@@ -140,7 +143,7 @@ func (sh *symShard) intern(s string, h uint64) Sym {
 			id := sh.add(s)
 			sh.slots[i] = symSlot(tag)<<32 | symSlot(id)
 			sh.count++
-			if 2*sh.count > len(sh.slots) {
+			if 4*sh.count > 3*len(sh.slots) {
 				sh.grow()
 			}
 			return id
