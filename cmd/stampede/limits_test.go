@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,9 +40,11 @@ func TestLimitsCoverWriting(t *testing.T) {
 			wantErr: "stopped after --timeout 300ms: the run did not finish in time; no output written", within: time.Second},
 		{name: "--max-memory while writing", limits: limitFlags{maxMemory: "64MiB", spillDir: t.TempDir()},
 			write: func(ctx context.Context) error {
-				// A rendering that grows past the budget.
+				// A rendering that grows past the budget. One byte a
+				// page makes it resident; a byte-by-byte fill takes
+				// longer than writeGrace under the race detector.
 				b := make([]byte, 256<<20)
-				for i := range b {
+				for i := 0; i < len(b); i += 4096 {
 					b[i] = 1
 				}
 				err := waits(ctx)
@@ -66,16 +69,18 @@ func TestLimitsCoverWriting(t *testing.T) {
 			cmd.SetErr(&bytes.Buffer{})
 			l := tt.limits
 			defer l.close()
-			var started time.Time
+			// started is atomic: run may return, after writeGrace, while
+			// write still runs.
+			var started atomic.Int64
 			write := func(ctx context.Context) error {
-				started = time.Now()
+				started.Store(time.Now().UnixNano())
 				if tt.signal {
 					cancel()
 				}
 				return tt.write(ctx)
 			}
 			err := l.run(cmd, nil, func(context.Context) error { return nil }, write)
-			took := time.Since(started)
+			took := time.Since(time.Unix(0, started.Load()))
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Errorf("run = %v, want the finished write to stand", err)
