@@ -504,6 +504,9 @@ func TestAccuracyCases(t *testing.T) {
 		{"two attempts, whole seconds: the throttling after the bursts keeps to a grid 1.6% longer than the ACF's lag", 3141, 82},
 		{"one attempt, two bursts 66.7 s apart with the ACF at twice its threshold: the third wave is found where it is due", 1985, 76},
 		{"three attempts, two bursts 51.1 s apart over a busy background: the third wave is found where it is due", 1984, 36},
+		{"four attempts 5 s apart, whole seconds: late waves split where an attempt was too small to find", 3219, 105},
+		{"four attempts 5 s apart, whole seconds: the third wave lost its first attempt", 1944, 262},
+		{"four attempts 21 s apart in a 193 s period: the shortest third of the gaps between groups is no period", 3064, 245},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

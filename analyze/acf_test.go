@@ -582,6 +582,7 @@ func TestGroupPeriod(t *testing.T) {
 		name    string
 		centres []float64
 		lag     float64
+		bin     float64 // 0: 0.1 s
 		want    float64 // 0: no group period
 	}{
 		{name: "four attempts 3 s apart, waves every 15 s", lag: 3,
@@ -594,10 +595,22 @@ func TestGroupPeriod(t *testing.T) {
 			centres: at(0, 20, 40, 60, 80)},
 		{name: "groups at random times", lag: 3,
 			centres: at(0, 3, 6, 17, 20, 41, 44, 47, 53, 56)},
+		// The shortest third of the gaps between groups is 22 s here: two
+		// late waves lost an attempt each.
+		{name: "late waves split by an attempt too small to find", lag: 5,
+			centres: at(0, 5, 10, 15, 27, 32, 37, 42, 54, 59, 64, 69, 81, 86, 91, 96, 108, 118, 123, 140, 145, 150, 162), want: 27},
+		{name: "the last wave lost its first attempt, whole seconds", lag: 5, bin: 1,
+			centres: at(0, 5, 10, 15, 30, 35, 40, 45, 66, 71, 76), want: 30},
+		{name: "groups a whole number of lags off any grid", lag: 5,
+			centres: at(0, 5, 10, 15, 37, 42, 47, 52, 66, 71, 76, 81, 118, 123)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := groupPeriod(tc.centres, tc.lag, 0.1)
+			bin := tc.bin
+			if bin == 0 {
+				bin = 0.1
+			}
+			got, ok := groupPeriod(tc.centres, tc.lag, bin)
 			if ok != (tc.want > 0) || math.Abs(got-tc.want) > 0.05 {
 				t.Errorf("group period %v (ok %v), want %v", got, ok, tc.want)
 			}

@@ -1596,15 +1596,19 @@ func refinePeriodGrid(acfPeriod, binWidth float64, centresNs []float64) (float64
 func groupPeriod(centresNs []float64, lag, binWidth float64) (float64, bool) {
 	tol := max(gridTolerance*lag, 1.5*binWidth)
 	var starts []float64
+	// sizes counts each group's bursts.
+	var sizes []int
 	inGroup, onComb := 0, 0
 	var first float64
 	for i, c := range centresNs {
 		if i == 0 || (c-centresNs[i-1])/1e9 > 1.5*lag {
 			starts = append(starts, c)
+			sizes = append(sizes, 1)
 			first = c
 			continue
 		}
 		inGroup++
+		sizes[len(sizes)-1]++
 		d := (c - first) / 1e9
 		if k := math.Round(d / lag); k >= 1 && math.Abs(d-k*lag) <= tol*k {
 			onComb++
@@ -1620,15 +1624,73 @@ func groupPeriod(centresNs []float64, lag, binWidth float64) (float64, bool) {
 	sort.Float64s(gaps)
 	// The shortest gaps are whole periods; later ones may skip a wave
 	// too small to find.
-	guess := gaps[len(gaps)/3]
-	if guess <= 2*lag {
+	if guess := gaps[len(gaps)/3]; guess > 2*lag {
+		if period, on, _ := refinePeriodGrid(guess, binWidth, starts); on >= minRepeats && 3*on >= 2*len(starts) {
+			return period, true
+		}
+	}
+	// Failing that, a short gap may come from a group split where one of
+	// its attempts was too small to find, or groups may begin late where
+	// their first attempts were: each gap is tried as the period. Its grid
+	// must fill two thirds of its slots over the groups' span, which a
+	// fraction of the period cannot, and a group whose first attempts
+	// were too small to find counts as on it (groupsOnGrid). The grid that
+	// holds the most groups wins, then the one with the most first bursts
+	// on it, then the longer period. The groups must be alike, each at
+	// most twice the median's bursts: a longer one is several waves run
+	// together, whose comb fills the period, and the gaps after it are no
+	// periods.
+	sorted := slices.Sorted(slices.Values(sizes))
+	if sorted[len(sorted)-1] > 2*sorted[len(sorted)/2] {
 		return 0, false
 	}
-	period, on, _ := refinePeriodGrid(guess, binWidth, starts)
-	if on < minRepeats || 3*on < 2*len(starts) {
+	span := (starts[len(starts)-1] - starts[0]) / 1e9
+	var period float64
+	on, explained := 0, 0
+	for i, guess := range gaps {
+		if guess <= 2*lag || (i > 0 && guess-gaps[i-1] <= binWidth) {
+			continue
+		}
+		p, n, _ := refinePeriodGrid(guess, binWidth, starts)
+		if slots := math.Round(span/p) + 1; 3*float64(n) < 2*slots {
+			continue
+		}
+		if e := groupsOnGrid(starts, sizes, p, lag, binWidth); e > explained || (e == explained && n >= on) {
+			period, on, explained = p, n, e
+		}
+	}
+	// Three groups, and most of them, must begin on the grid.
+	if explained < minRepeats || 3*explained < 2*len(starts) {
 		return 0, false
 	}
 	return period, true
+}
+
+// groupsOnGrid counts the groups (their first bursts and sizes) that
+// begin on the grid of period through the first one, or k lags after one
+// of its points: those that lost their first k attempts. k is less than
+// the median group's size, and leaves the group no larger than the
+// largest less k. The grid's tolerance adds to the comb's, as the period
+// is not yet refined.
+func groupsOnGrid(starts []float64, sizes []int, period, lag, binWidth float64) int {
+	tol := max(gridTolerance*lag, 1.5*binWidth)
+	gridTol := max(gridTolerance*period, 1.5*binWidth)
+	sorted := slices.Sorted(slices.Values(sizes))
+	median, largest := sorted[len(sorted)/2], sorted[len(sorted)-1]
+	n := 0
+	for i, st := range starts {
+		d := (st - starts[0]) / 1e9
+		after := d - math.Floor(d/period+0.5)*period
+		if math.Abs(after) <= gridTol {
+			n++
+			continue
+		}
+		after = d - math.Floor(d/period)*period
+		if k := int(math.Round(after / lag)); k >= 1 && k < median && k+sizes[i] <= largest && math.Abs(after-float64(k)*lag) <= gridTol+tol*float64(k) {
+			n++
+		}
+	}
+	return n
 }
 
 // alternatingPeriod finds twice the lag when bursts follow one another
