@@ -1168,3 +1168,65 @@ func TestStepContrastChanceProperties(t *testing.T) {
 		t.Errorf("a stray step of 217 gives %v, of 1e6 %v: want them equal", a, b)
 	}
 }
+
+// TestBackgroundLevel pins the background estimate of a block: Poisson
+// traffic alone, a wave over it, and a block that a retry comb fills, where
+// the block's mean is mostly the comb's attempts.
+func TestBackgroundLevel(t *testing.T) {
+	const bins, block, smooth = 2000, 200, 10
+	poisson := func(rng *rand.Rand, rate float64) []float64 {
+		c := make([]float64, bins)
+		for i := range c {
+			// Knuth's method: rates here are small.
+			l, k, p := math.Exp(-rate), 0, rng.Float64()
+			for p > l {
+				k++
+				p *= rng.Float64()
+			}
+			c[i] = float64(k)
+		}
+		return c
+	}
+	// bursts adds size arrivals spread over width bins, every every bins
+	// from first.
+	bursts := func(c []float64, first, every, width, size int) []float64 {
+		for at := first; at+width <= len(c); at += every {
+			for k := range size {
+				c[at+k*width/size]++
+			}
+		}
+		return c
+	}
+	tests := []struct {
+		name   string
+		counts func(rng *rand.Rand) []float64
+		// want is the background per bin, within tol.
+		want, tol float64
+	}{
+		{name: "busy Poisson traffic", counts: func(rng *rand.Rand) []float64 { return poisson(rng, 2) }, want: 2, tol: 0.3},
+		{name: "sparse Poisson traffic", counts: func(rng *rand.Rand) []float64 { return poisson(rng, 0.004) }, want: 0.004, tol: 0.01},
+		{name: "one wave over busy traffic", counts: func(rng *rand.Rand) []float64 {
+			return bursts(poisson(rng, 1), 500, bins, 10, 400)
+		}, want: 1, tol: 0.15},
+		// A comb of 16 arrivals over 1.3 s every 3.3 s, in 100 ms bins: a
+		// mean of 0.5 a bin, against 0.004 between the attempts.
+		{name: "a retry comb filling every block", counts: func(rng *rand.Rand) []float64 {
+			return bursts(poisson(rng, 0.004), 5, 33, 13, 16)
+		}, want: 0.004, tol: 0.05},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			counts := tc.counts(rand.New(rand.NewPCG(1, 2)))
+			prefix := make([]float64, len(counts)+1)
+			for i, c := range counts {
+				prefix[i+1] = prefix[i] + c
+			}
+			level := backgroundLevel(prefix, block, smooth)
+			for b := 0; b < bins; b += block {
+				if math.Abs(level[b]-tc.want) > tc.tol {
+					t.Fatalf("block at bin %d: level %.3f a bin, want %.3f ± %.3f", b, level[b], tc.want, tc.tol)
+				}
+			}
+		})
+	}
+}

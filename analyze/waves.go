@@ -703,47 +703,89 @@ func hotThreshold(lambda float64) float64 {
 // settles. A median would say 0 for sparse traffic (most 100 ms bins are
 // empty even at a few requests per second), and every stray pair of
 // background arrivals would then look like a burst.
+//
+// A block that a retry comb fills, its waves' attempts a few seconds apart,
+// has a mean so inflated that no window stands out against it, and the
+// level stays near the mean. There, where the windows' counts also vary far
+// more than Poisson traffic's would, the quietest quarter of them gives a
+// second start, which climbs to the background from below; where that ends
+// under half the first, the block's waves are what inflated the first.
+// Busy traffic alone is never started from below: its estimate would
+// settle under its true level, and its own noise would make bursts.
 func backgroundLevel(prefix []float64, block, smooth int) []float64 {
 	n := len(prefix) - 1
 	level := make([]float64, n)
 	hot := make([]bool, n)
 	nb := blockCount(n, block)
+	var windows []float64
 	for b := 0; b < nb; b++ {
 		lo, hi := b*n/nb, (b+1)*n/nb
-		lambda := (prefix[hi] - prefix[lo]) / float64(hi-lo)
-		for iter := 0; iter < 8; iter++ {
-			clear(hot[lo:hi])
-			for i := lo; i < hi; i++ {
-				a, b := max(lo, i-smooth/2), min(hi, i-smooth/2+smooth)
-				if prefix[b]-prefix[a] > hotThreshold(lambda*float64(b-a)) {
-					for k := a; k < b; k++ {
-						hot[k] = true
-					}
-				}
+		mean := (prefix[hi] - prefix[lo]) / float64(hi-lo)
+		lambda := settleLevel(prefix, hot, lo, hi, smooth, mean)
+		windows = windows[:0]
+		for i := lo; i+smooth <= hi && lambda >= 0.9*mean; i += max(1, smooth/2) {
+			windows = append(windows, prefix[i+smooth]-prefix[i])
+		}
+		if len(windows) >= 8 && overdispersed(windows) {
+			sort.Float64s(windows)
+			if low := settleLevel(prefix, hot, lo, hi, smooth, windows[len(windows)/4]/float64(smooth)); low < lambda/2 {
+				lambda = low
 			}
-			var sum float64
-			var cnt int
-			for i := lo; i < hi; i++ {
-				if !hot[i] {
-					sum += prefix[i+1] - prefix[i]
-					cnt++
-				}
-			}
-			if cnt == 0 {
-				break
-			}
-			next := sum / float64(cnt)
-			if math.Abs(next-lambda) <= 1e-9+1e-3*lambda {
-				lambda = next
-				break
-			}
-			lambda = next
 		}
 		for i := lo; i < hi; i++ {
 			level[i] = lambda
 		}
 	}
 	return level
+}
+
+// overdispersed says whether counts vary far more than Poisson counts of
+// their mean would (a variance over four times the mean): bursts among
+// quiet stretches, not busy traffic, whose quietest windows are only its
+// own noise.
+func overdispersed(counts []float64) bool {
+	var sum, sq float64
+	for _, c := range counts {
+		sum += c
+		sq += c * c
+	}
+	n := float64(len(counts))
+	mean := sum / n
+	return sq/n-mean*mean > 4*mean
+}
+
+// settleLevel is the background of bins [lo, hi) from the first guess
+// lambda: the mean of the bins outside windows hot against the guess, over
+// again until it settles. hot is scratch space.
+func settleLevel(prefix []float64, hot []bool, lo, hi, smooth int, lambda float64) float64 {
+	for iter := 0; iter < 8; iter++ {
+		clear(hot[lo:hi])
+		for i := lo; i < hi; i++ {
+			a, b := max(lo, i-smooth/2), min(hi, i-smooth/2+smooth)
+			if prefix[b]-prefix[a] > hotThreshold(lambda*float64(b-a)) {
+				for k := a; k < b; k++ {
+					hot[k] = true
+				}
+			}
+		}
+		var sum float64
+		var cnt int
+		for i := lo; i < hi; i++ {
+			if !hot[i] {
+				sum += prefix[i+1] - prefix[i]
+				cnt++
+			}
+		}
+		if cnt == 0 {
+			break
+		}
+		next := sum / float64(cnt)
+		if math.Abs(next-lambda) <= 1e-9+1e-3*lambda {
+			return next
+		}
+		lambda = next
+	}
+	return lambda
 }
 
 // findBursts marks bins whose smoothed count exceeds what Poisson background
