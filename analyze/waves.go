@@ -717,26 +717,38 @@ func backgroundLevel(prefix []float64, block, smooth int) []float64 {
 	level := make([]float64, n)
 	hot := make([]bool, n)
 	nb := blockCount(n, block)
-	var windows []float64
 	for b := 0; b < nb; b++ {
 		lo, hi := b*n/nb, (b+1)*n/nb
 		mean := (prefix[hi] - prefix[lo]) / float64(hi-lo)
 		lambda := settleLevel(prefix, hot, lo, hi, smooth, mean)
-		windows = windows[:0]
-		for i := lo; i+smooth <= hi && lambda >= 0.9*mean; i += max(1, smooth/2) {
-			windows = append(windows, prefix[i+smooth]-prefix[i])
-		}
-		if len(windows) >= 8 && overdispersed(windows) {
-			sort.Float64s(windows)
-			if low := settleLevel(prefix, hot, lo, hi, smooth, windows[len(windows)/4]/float64(smooth)); low < lambda/2 {
-				lambda = low
-			}
+		if lambda >= 0.9*mean {
+			// Nothing stood out against the mean.
+			lambda = quietLevel(prefix, hot, lo, hi, smooth, lambda)
 		}
 		for i := lo; i < hi; i++ {
 			level[i] = lambda
 		}
 	}
 	return level
+}
+
+// quietLevel is the background of bins [lo, hi) settled from their
+// quietest quarter of windows, where the windows' counts are overdispersed
+// and that ends under half of lambda, the estimate from the mean; else
+// lambda.
+func quietLevel(prefix []float64, hot []bool, lo, hi, smooth int, lambda float64) float64 {
+	var windows []float64
+	for i := lo; i+smooth <= hi; i += max(1, smooth/2) {
+		windows = append(windows, prefix[i+smooth]-prefix[i])
+	}
+	if len(windows) < 8 || !overdispersed(windows) {
+		return lambda
+	}
+	sort.Float64s(windows)
+	if low := settleLevel(prefix, hot, lo, hi, smooth, windows[len(windows)/4]/float64(smooth)); low < lambda/2 {
+		return low
+	}
+	return lambda
 }
 
 // overdispersed says whether counts vary far more than Poisson counts of
@@ -1683,7 +1695,8 @@ func groupPeriod(centresNs []float64, lag, binWidth float64) (float64, bool) {
 	// together, whose comb fills the period, and the gaps after it are no
 	// periods.
 	sorted := slices.Sorted(slices.Values(sizes))
-	if sorted[len(sorted)-1] > 2*sorted[len(sorted)/2] {
+	median, largest := sorted[len(sorted)/2], sorted[len(sorted)-1]
+	if largest > 2*median {
 		return 0, false
 	}
 	span := (starts[len(starts)-1] - starts[0]) / 1e9
@@ -1697,7 +1710,7 @@ func groupPeriod(centresNs []float64, lag, binWidth float64) (float64, bool) {
 		if slots := math.Round(span/p) + 1; 3*float64(n) < 2*slots {
 			continue
 		}
-		if e := groupsOnGrid(starts, sizes, p, lag, binWidth); e > explained || (e == explained && n >= on) {
+		if e := groupsOnGrid(starts, sizes, median, largest, p, lag, binWidth); e > explained || (e == explained && n >= on) {
 			period, on, explained = p, n, e
 		}
 	}
@@ -1714,11 +1727,9 @@ func groupPeriod(centresNs []float64, lag, binWidth float64) (float64, bool) {
 // the median group's size, and leaves the group no larger than the
 // largest less k. The grid's tolerance adds to the comb's, as the period
 // is not yet refined.
-func groupsOnGrid(starts []float64, sizes []int, period, lag, binWidth float64) int {
+func groupsOnGrid(starts []float64, sizes []int, median, largest int, period, lag, binWidth float64) int {
 	tol := max(gridTolerance*lag, 1.5*binWidth)
 	gridTol := max(gridTolerance*period, 1.5*binWidth)
-	sorted := slices.Sorted(slices.Values(sizes))
-	median, largest := sorted[len(sorted)/2], sorted[len(sorted)-1]
 	n := 0
 	for i, st := range starts {
 		d := (st - starts[0]) / 1e9
