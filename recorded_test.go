@@ -517,3 +517,31 @@ func saysClassUnknown(res *analyze.Result) bool {
 	}
 	return false
 }
+
+// TestLimiterPacedWavesReplayThrottles: on a real re-run with a
+// concurrency limit of seven, each call's first attempt is throttled and
+// its retry 5 s later succeeds, so 42 waves of 7 calls come 5.15 s apart
+// (the truth's own wave count) while no call fails. Each wave is what the
+// throttled attempts before it held back, so the period is no chance
+// alignment, as it would be read if failures were counted as calls.
+func TestLimiterPacedWavesReplayThrottles(t *testing.T) {
+	dir := "testdata/recorded/whatif/openai-ra5-full20-cap3-conc7"
+	raw, err := os.ReadFile(filepath.Join(dir, "truth.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var truth recordedTruth
+	if err := json.Unmarshal(raw, &truth); err != nil {
+		t.Fatal(err)
+	}
+	res, err := stampede.Analyze(context.Background(), stampede.Config{
+		Inputs: []string{filepath.Join(dir, "access.log.gz"), filepath.Join(dir, "calls.jsonl.gz")}, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := res.Waves
+	want := truth.Waves.MedianPeriod
+	if !w.Periodic || math.Abs(w.Period-want) > math.Max(0.02*want, 0.5) {
+		t.Errorf("%s (rejected %q, outgrown %v), want the waves' %.2f s", periodText(w), w.Rejected, w.Outgrown, want)
+	}
+}

@@ -507,6 +507,13 @@ func TestAccuracyCases(t *testing.T) {
 		{"four attempts 5 s apart, whole seconds: late waves split where an attempt was too small to find", 3219, 105},
 		{"four attempts 5 s apart, whole seconds: the third wave lost its first attempt", 1944, 262},
 		{"four attempts 21 s apart in a 193 s period: the shortest third of the gaps between groups is no period", 3064, 245},
+		{"three attempts 5 s apart, whole seconds: merged in some waves and apart in others, the waves compared whole", 1988, 20},
+		{"random bursts of 172, 167 and 167 calls 142.4 and 142.6 s apart, two thirds of each succeeding", 3097, 234},
+		{"random bursts 60-400 s wide on a 661 s grid, each larger than the failures before it", 3049, 224},
+		{"random bursts 150-270 s wide on a 374 s grid, each larger than the failures before it", 3085, 34},
+		{"one attempt, a background clump of three on the grid before the storm's first wave of 287", 3036, 297},
+		{"three attempts merged into 105 s waves over 1/s of background, a late wave's size as noisy as the background", 3044, 37},
+		{"one attempt, twelve waves: the eleventh's burst found 2.5 s after its first requests, their failures still its own", 5035, 37},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

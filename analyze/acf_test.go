@@ -990,6 +990,120 @@ func TestOutgrowsSurvivorsDecayNeverGrows(t *testing.T) {
 	}
 }
 
+// TestWholeWaveSizes checks that a wave on the grid takes in the bursts
+// off it that begin within the widest burst on the grid, and no others.
+func TestWholeWaveSizes(t *testing.T) {
+	at := func(s float64) time.Time { return time.Unix(0, 0).Add(secs2d(s)) }
+	tests := []struct {
+		name   string
+		waves  []Wave
+		onGrid []bool
+		want   []int64
+	}{
+		{
+			// Accuracy stream 1988, trace 20: three attempts 5 s apart,
+			// merged into one 11 s burst in the second wave and apart in
+			// the third.
+			name: "a comb merged in one wave and apart in the next",
+			waves: []Wave{
+				{Start: at(39), Width: 11, Size: 135}, {Start: at(58), Width: 1, Size: 28},
+				{Start: at(64), Width: 0, Size: 24}, {Start: at(69), Width: 1, Size: 27}, {Start: at(78), Width: 11, Size: 49},
+			},
+			onGrid: []bool{true, true, false, false, true},
+			want:   []int64{135, 79, 0, 0, 49},
+		},
+		{
+			name:   "a stray past the widest burst stays apart",
+			waves:  []Wave{{Start: at(0), Width: 2, Size: 100}, {Start: at(5), Width: 1, Size: 40}, {Start: at(20), Width: 2, Size: 60}},
+			onGrid: []bool{true, false, true},
+			want:   []int64{100, 0, 60},
+		},
+		{
+			name:   "bursts at one start take in nothing",
+			waves:  []Wave{{Size: 50}, {Size: 5}, {Size: 40}},
+			onGrid: []bool{true, false, true},
+			want:   []int64{50, 0, 40},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := wholeWaveSizes(tc.waves, tc.onGrid); !slices.Equal(got, tc.want) {
+				t.Errorf("whole sizes %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestOutnumbered(t *testing.T) {
+	tests := []struct {
+		name              string
+		sizes, raw, fails []int64
+		want              int
+		outnumbered       bool
+	}{
+		{name: "each wave what the period before it left", sizes: []int64{200, 140, 90, 60}, raw: []int64{201, 141, 92, 60}, fails: []int64{150, 95, 61}},
+		{name: "a wave a little over its failures, within counting noise", sizes: []int64{200, 130, 90}, raw: []int64{200, 130, 90}, fails: []int64{110, 80}},
+		// Accuracy stream 3097, trace 234: random bursts two thirds of
+		// whose requests succeeded, on a 142.5 s grid.
+		{name: "bursts whose requests mostly succeeded", sizes: []int64{172, 167, 167}, raw: []int64{173, 168, 168}, fails: []int64{58, 70}, want: 1, outnumbered: true},
+		{name: "a late wave larger than what failed", sizes: []int64{300, 200, 150}, raw: []int64{300, 200, 150}, fails: []int64{220, 80}, want: 2, outnumbered: true},
+		// Accuracy stream 3044, trace 37: three attempts merged into
+		// 105 s waves over a background of 1/s; the 119 attempts of the
+		// ninth wave are net of about 105 of the background's.
+		{name: "a wide wave's size is as noisy as the background under it", sizes: []int64{150, 119}, raw: []int64{260, 224}, fails: []int64{86}},
+		{name: "the same wave over no background", sizes: []int64{150, 119}, raw: []int64{150, 119}, fails: []int64{86}, want: 1, outnumbered: true},
+		{name: "one wave has nothing before it", sizes: []int64{500}, raw: []int64{500}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := outnumbered(tc.sizes, tc.raw, tc.fails)
+			if ok != tc.outnumbered || (ok && got != tc.want) {
+				t.Errorf("outnumbered %v at wave %d, want %v at %d", ok, got, tc.outnumbered, tc.want)
+			}
+		})
+	}
+}
+
+// TestOutnumberedStormRarely is the property behind the bound: a storm
+// whose every wave replays at most the failures of the period before it
+// is outnumbered only by counting noise, rarely, however its waves decay
+// and whatever background lies under them.
+func TestOutnumberedStormRarely(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 3))
+	const trials = 2000
+	fired := 0
+	for range trials {
+		n := 2 + rng.IntN(14)
+		sizes, raw, fails := make([]int64, n), make([]int64, n), make([]int64, n-1)
+		bgMean := rng.Float64() * 60
+		first := 1 + rng.Int64N(2000)
+		replay := first
+		for k := range n {
+			if k > 0 {
+				// The period's failures: the wave's failed attempts, their
+				// retries, the background's errors; the next wave replays
+				// at most the wave's own.
+				failedInWave := rng.Int64N(replay + 1)
+				fails[k-1] = failedInWave + int64(poissonDraw(rng, 5))
+				replay = rng.Int64N(failedInWave + 1)
+			}
+			// The burst holds the replay and the background under it; the
+			// size is net of an estimate of that background, itself a
+			// count.
+			raw[k] = replay + int64(poissonDraw(rng, bgMean))
+			sizes[k] = max(raw[k]-int64(poissonDraw(rng, bgMean)), 0)
+		}
+		if _, ok := outnumbered(sizes, raw, fails); ok {
+			fired++
+		}
+	}
+	// Three standard deviations leave about one comparison in a
+	// thousand over the line; a storm has up to fifteen.
+	if share := float64(fired) / trials; share > 0.01 {
+		t.Errorf("a storm's waves outnumbered their failures in %d of %d traces (%.2f%%), want at most 1%%", fired, trials, 100*share)
+	}
+}
+
 func TestAllowedGrowth(t *testing.T) {
 	tests := []struct {
 		acf, threshold, want float64

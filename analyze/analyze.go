@@ -282,6 +282,14 @@ func findings(r *Result) []string {
 		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s (ACF %s, shuffled-data threshold %s), holds %d of %s on its grid, but the throttling went on without them, and off their grid: %s %s were throttled in the %s from %s after the bursts stopped at %s, against %s in the %s the bursts took. A fixed delay's waves last as long as the throttling, so these bursts were one synchronised start retried at that spacing, as an exactly honoured retry-after does, and the rest of the storm was spread out.",
 			secs(w.BestLag), acf, thr, w.OnGrid, burstCount(len(w.Waves)), count(w.ThrottledAfterBursts), class, span, secs(w.BestLag),
 			w.BurstsStopped.Format("15:04:05"), count(w.ThrottledDuringBursts), span))
+	case w.BestLag > 0 && w.Rejected == rejectedUnfailed && len(w.Outgrown) == 2:
+		acf, thr := numPair(w.ACF, w.Threshold)
+		side := "not above"
+		if w.ACF > w.Threshold {
+			side = "above"
+		}
+		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, %s the shuffled-data threshold of %s, and %d bursts on its grid, but a burst of %s on it follows a period in which only %s %s failed: a fixed delay sends again only what failed, so these bursts are not one storm's waves replayed.",
+			secs(w.BestLag), acf, side, thr, w.OnGrid, count(w.Outgrown[1]), count(w.Outgrown[0]), "attempts"))
 	case w.BestLag > 0 && w.ACF > w.Threshold && w.Rejected == rejectedWide:
 		acf, thr := numPair(w.ACF, w.Threshold)
 		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, and %d bursts on its grid, but they are wide and unlike in width, as bursts run together are, and three such line up by chance too often.",

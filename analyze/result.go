@@ -7,7 +7,7 @@ import "time"
 
 // SchemaVersion is the version of the JSON result schema (docs/result-schema.md).
 // Bump the minor for additions, the major for renames or removals.
-const SchemaVersion = "1.15"
+const SchemaVersion = "1.16"
 
 // Result is everything stampede concludes about one incident.
 type Result struct {
@@ -298,7 +298,9 @@ type Waves struct {
 	// wave larger than that wave: see Outgrown), "chance" (bursts at
 	// random times line up as well too often: see GridChance) or
 	// "outlasted" (the throttling went on at a quarter of its pace or more
-	// after the bursts stopped: see ThrottledAfterBursts).
+	// after the bursts stopped: see ThrottledAfterBursts) or "more than
+	// failed" (a burst on the grid larger than the failures since the one
+	// before it, which is all a fixed delay sends again: see Outgrown).
 	Rejected string `json:"rejected,omitempty"`
 	// ThrottledDuringBursts is, when Rejected is "outlasted", how many
 	// attempts of the series' class were throttled from the first wave's
@@ -311,7 +313,9 @@ type Waves struct {
 	GridRun int `json:"grid_run,omitempty"`
 	// Outgrown is, when Rejected is "growth" or "retry growth", the sizes
 	// of the smaller wave on the grid and of the later burst that outgrew
-	// it.
+	// it; when "more than failed", the failed attempts in the burst on the
+	// grid before the burst and the lulls either side, and the burst's
+	// size.
 	Outgrown []int64 `json:"outgrown,omitempty"`
 	// GridChance is the share of random placements of the bursts on the
 	// grid and off it that line up as well; set when bursts off the grid

@@ -1139,6 +1139,8 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		var onGrid int
 		var members []bool
 		w.BestLag, onGrid, members = refinePeriodGrid(periodBins*seconds(bw), seconds(bw), centres)
+		// onPeriod is which bursts the period accepted keeps to.
+		onPeriod := members
 		w.OnGrid = onGrid
 		if pr.intraSpacing > 0 && !isComb(pr.intraSpacing*seconds(bw)) {
 			// A spacing the waves do not repeat is no comb.
@@ -1263,6 +1265,7 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 				chance := gridChance(centres, on, lag, seconds(bw), float64(mergeGap)*seconds(bw), w.MinLag, opt.Seed)
 				if chance <= maxGridChance {
 					w.Periodic, w.PeriodEvidence, w.Rejected = true, evidenceGrid, ""
+					onPeriod = on
 					w.BestLag, w.OnGrid, w.GridChance, w.MaxGridChance = lag, len(centres), &chance, maxGridChance
 					w.ACF, w.Significance, w.CandidateSource = pr.rawACF[k], ratio(pr.rawACF[k], pr.threshold), sourceBursts
 					pr.intraSpacing, pr.intraACF, pr.intraThreshold = 0, 0, 0
@@ -1297,6 +1300,13 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 				w.Periodic, w.Period, w.PeriodEvidence, w.Rejected = false, 0, "", rejectedOutlasted
 				w.IntraWaveSpacing, w.IntraWaveACF, w.IntraWaveThreshold, w.IntraWaveSeries = 0, 0, 0, ""
 				w.ThrottledDuringBursts, w.ThrottledAfterBursts = during, next
+			}
+		}
+		if w.Periodic {
+			if failed, wave, ok := outnumbersFailures(j, w.Waves, onPeriod); ok {
+				w.Periodic, w.Period, w.PeriodEvidence, w.Rejected = false, 0, "", rejectedUnfailed
+				w.IntraWaveSpacing, w.IntraWaveACF, w.IntraWaveThreshold, w.IntraWaveSeries = 0, 0, 0, ""
+				w.Outgrown = []int64{failed, w.Waves[wave].Size}
 			}
 		}
 	}
@@ -1452,6 +1462,136 @@ func throttledBetween(j *joins, from, to int64) int64 {
 		n++
 	}
 	return n
+}
+
+// outnumbersFailures finds a wave on the grid that holds more requests
+// than failed, past counting noise, in the wave on the grid before it and
+// the lulls either side: wave is its index, failed that count. A
+// fixed delay sends again only what failed, so each wave of one storm
+// after its first is at most what the period before it left; bursts at
+// random times, most of whose requests succeed, that happen to keep to a
+// grid are not. The storm's first wave is new work, so the waves are
+// compared from the first that is more than a clump of the background.
+func outnumbersFailures(j *joins, waves []Wave, onGrid []bool) (failed int64, wave int, ok bool) {
+	// Whole-second stamps put a start up to a second early (as
+	// countWaveAttempts allows).
+	var margin int64
+	if wholeSecondAttempts(j) {
+		margin = int64(time.Second)
+	}
+	var idx []int
+	var bursts [][2]int64
+	for i, on := range onGrid {
+		if on && (len(idx) > 0 || waves[i].Size >= minFloorWave) {
+			idx = append(idx, i)
+			from := waves[i].Start.UnixNano() - margin
+			bursts = append(bursts, [2]int64{from, from + int64(waves[i].Width*1e9) + 2*margin})
+		}
+	}
+	// A wave's failures are counted up to the middle of the lull after
+	// its burst, not to the next burst's start: a burst found a little
+	// late, or a clump of the background taken for its start, must not
+	// hand the wave's own failures to the stretch before it.
+	cuts := make([]int64, len(bursts))
+	for k := range bursts {
+		switch {
+		case k > 0:
+			cuts[k] = min((bursts[k-1][1]+bursts[k][0])/2, bursts[k][0])
+		case len(bursts) > 1:
+			cuts[k] = bursts[0][0] - max(bursts[1][0]-bursts[0][1], 0)/2
+		default:
+			cuts[k] = bursts[0][0]
+		}
+	}
+	fails, raw, known := failuresBetween(j, bursts, cuts)
+	if !known {
+		return 0, 0, false
+	}
+	sizes := make([]int64, len(idx))
+	for k, i := range idx {
+		sizes[k] = waves[i].Size
+	}
+	k, ok := outnumbered(sizes, raw, fails)
+	if !ok {
+		return 0, 0, false
+	}
+	return fails[k-1], idx[k], true
+}
+
+// outnumbered finds the first wave k (from 1) whose size, net of the
+// background, is larger than the failures in the stretch before it,
+// fails[k-1], past the counting noise of both: raw[k] is the count in the
+// wave's burst before the background came off.
+func outnumbered(sizes, raw, fails []int64) (int, bool) {
+	for k := 1; k < len(sizes) && k-1 < len(fails); k++ {
+		background := float64(max(raw[k]-sizes[k], 0))
+		f := float64(fails[k-1])
+		if float64(sizes[k]) > f+3*math.Sqrt(f+2*background)+3 {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// failuresBetween counts, of the series' class (batch where there is
+// one), the failed attempts in each stretch from one cut to the next, and
+// all the requests in each burst. Attempts, not calls: a call whose first
+// attempt was throttled and whose retry got through sent that retry
+// because of the throttle, as a concurrency limit's next calls wait on it,
+// so its throttled attempt is part of what a later wave replays. Without
+// an HTTP log a call's failed attempts are those before its last, and its
+// last if the call failed, all at its start; a call whose attempts are not
+// logged failed one at least. An unknown outcome counts as failed; known
+// is false when no outcome is known, and then nothing can be told.
+func failuresBetween(j *joins, bursts [][2]int64, cuts []int64) (fails, raw []int64, known bool) {
+	if len(bursts) < 2 {
+		return nil, nil, false
+	}
+	fails, raw = make([]int64, len(cuts)-1), make([]int64, len(bursts))
+	attempts := len(j.http) > 0
+	batch := false
+	if attempts {
+		batch = hasClass(j, timeline.ClassBatch)
+	} else {
+		for i := range j.calls {
+			batch = batch || j.calls[i].class == timeline.ClassBatch
+		}
+	}
+	add := func(start int64, class timeline.Class, outcome timeline.Outcome, failed int64) {
+		if batch && class != timeline.ClassBatch {
+			return
+		}
+		known = known || outcome != timeline.OutcomeUnknown
+		// The bursts and cuts are in time order: the last one starting
+		// at or before this request is the only one it can be in.
+		if b := sort.Search(len(bursts), func(k int) bool { return bursts[k][0] > start }) - 1; b >= 0 && start <= bursts[b][1] {
+			raw[b]++
+		}
+		k := sort.Search(len(cuts), func(k int) bool { return cuts[k] > start }) - 1
+		if k >= 0 && k < len(fails) {
+			fails[k] += failed
+		}
+	}
+	if !attempts {
+		for i := range j.calls {
+			c := &j.calls[i]
+			failed := int64(max(c.attempts-1, 0))
+			if c.outcome != timeline.OutcomeOK {
+				failed++
+			}
+			add(c.start, c.class, c.outcome, failed)
+		}
+		return fails, raw, known
+	}
+	for _, i := range j.http {
+		e := &j.tl.Events[i]
+		var failed int64
+		if e.Outcome != timeline.OutcomeOK {
+			failed = 1
+		}
+		add(e.Start, e.Class, e.Outcome, failed)
+	}
+	return fails, raw, known
 }
 
 // throttledIn yields the start of each throttled attempt in [from, to] of
@@ -3487,6 +3627,7 @@ const (
 	rejectedScattered = "scattered"
 	rejectedOverlap   = "overlap"
 	rejectedOutlasted = "outlasted"
+	rejectedUnfailed  = "more than failed"
 
 	// strongGridACF is how many times its shuffled threshold an ACF must
 	// be to carry a period strongly: enough that chance alignments of
@@ -3699,22 +3840,53 @@ func allowedGrowth(acf, threshold float64) float64 {
 // random times that happen to fall on a grid have unrelated sizes; the
 // waves of one storm are what the waves before them left.
 func outgrowsSurvivors(waves []Wave, onGrid []bool, growth float64) (smallest, later int, ok bool) {
+	whole := wholeWaveSizes(waves, onGrid)
 	smallest = -1
 	for i, on := range onGrid {
 		if !on {
 			continue
 		}
 		if smallest >= 0 {
-			floor := float64(max(waves[smallest].Size, 1))
-			if float64(waves[i].Size) > growth*floor+3*math.Sqrt(floor)+3 {
+			floor := float64(max(whole[smallest], 1))
+			if float64(whole[i]) > growth*floor+3*math.Sqrt(floor)+3 {
 				return smallest, i, true
 			}
 		}
-		if waves[i].Size >= minFloorWave && (smallest < 0 || waves[i].Size < waves[smallest].Size) {
+		if whole[i] >= minFloorWave && (smallest < 0 || whole[i] < whole[smallest]) {
 			smallest = i
 		}
 	}
 	return 0, 0, false
+}
+
+// wholeWaveSizes is the size of each burst on the grid together with the
+// bursts off it that begin after it within the widest burst on the grid,
+// before the next one on it. A retry comb whose attempts run together in
+// one wave and stand apart in another is one burst there and several
+// here; the wave is all of them either way, and a storm's waves compare
+// whole.
+func wholeWaveSizes(waves []Wave, onGrid []bool) []int64 {
+	widest := 0.0
+	for i, on := range onGrid {
+		if on {
+			widest = max(widest, waves[i].Width)
+		}
+	}
+	whole := make([]int64, len(waves))
+	for i, on := range onGrid {
+		if !on {
+			continue
+		}
+		whole[i] = waves[i].Size
+		for j := i + 1; j < len(waves) && !onGrid[j]; j++ {
+			after := waves[j].Start.Sub(waves[i].Start).Seconds()
+			if after <= 0 || after > widest {
+				break
+			}
+			whole[i] += waves[j].Size
+		}
+	}
+	return whole
 }
 
 // retriesOutgrowWave finds a burst off the grid that the retry comb

@@ -462,6 +462,11 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 					method = append(method, fact{"why not a period", fmt.Sprintf("a burst of %s on its grid follows one of %s: retries cannot outnumber what earlier waves left so far",
 						count(w.Outgrown[1]), count(w.Outgrown[0]))})
 				}
+			case "more than failed":
+				if len(w.Outgrown) == 2 {
+					method = append(method, fact{"why not a period", fmt.Sprintf("a burst of %s on its grid follows a period in which only %s attempts failed: a fixed delay sends again only what failed",
+						count(w.Outgrown[1]), count(w.Outgrown[0]))})
+				}
 			case "chance":
 				if w.GridChance != nil {
 					method = append(method, fact{"why not a period", fmt.Sprintf("bursts at random times line up as well in %s of tries (at most %s allowed)",
