@@ -514,6 +514,8 @@ func TestAccuracyCases(t *testing.T) {
 		{"one attempt, a background clump of three on the grid before the storm's first wave of 287", 3036, 297},
 		{"three attempts merged into 105 s waves over 1/s of background, a late wave's size as noisy as the background", 3044, 37},
 		{"one attempt, twelve waves: the eleventh's burst found 2.5 s after its first requests, their failures still its own", 5035, 37},
+		{"four attempts, five waves: random placements match the grid in over 5% but under 15%, and the waves replay their failures", 3012, 51},
+		{"four attempts, seven waves with stray comb bursts beside them: random placements match in over 5% but under 15%", 5018, 125},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -319,7 +319,8 @@ type Waves struct {
 	Outgrown []int64 `json:"outgrown,omitempty"`
 	// GridChance is the share of random placements of the bursts on the
 	// grid and off it that line up as well; set when bursts off the grid
-	// made it worth asking. A period needs at most MaxGridChance.
+	// made it worth asking. A period needs at most MaxGridChance: 0.15
+	// where the ACF carries it, 0.05 where the bursts' grid is all there is.
 	GridChance    *float64 `json:"grid_chance,omitempty"`
 	MaxGridChance float64  `json:"max_grid_chance,omitempty"`
 	// PeriodogramPower is the periodogram's share of the series' power at
