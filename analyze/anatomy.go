@@ -156,6 +156,16 @@ func hasClass(j *joins, c timeline.Class) bool {
 	return false
 }
 
+// callsHaveClass is hasClass for the calls.
+func callsHaveClass(j *joins, c timeline.Class) bool {
+	for i := range j.calls {
+		if j.calls[i].class == c {
+			return true
+		}
+	}
+	return false
+}
+
 // describeAnatomy fills the throttled shares, the bucket times, the
 // interactive impact and the projection against the interactive rate.
 func describeAnatomy(j *joins, w *Waves) {

@@ -1473,12 +1473,7 @@ func throttledBetween(j *joins, from, to int64) int64 {
 // grid are not. The storm's first wave is new work, so the waves are
 // compared from the first that is more than a clump of the background.
 func outnumbersFailures(j *joins, waves []Wave, onGrid []bool) (failed int64, wave int, ok bool) {
-	// Whole-second stamps put a start up to a second early (as
-	// countWaveAttempts allows).
-	var margin int64
-	if wholeSecondAttempts(j) {
-		margin = int64(time.Second)
-	}
+	margin := wholeSecondMargin(j)
 	var idx []int
 	var bursts [][2]int64
 	for i, on := range onGrid {
@@ -1549,13 +1544,11 @@ func failuresBetween(j *joins, bursts [][2]int64, cuts []int64) (fails, raw []in
 	}
 	fails, raw = make([]int64, len(cuts)-1), make([]int64, len(bursts))
 	attempts := len(j.http) > 0
-	batch := false
+	var batch bool
 	if attempts {
 		batch = hasClass(j, timeline.ClassBatch)
 	} else {
-		for i := range j.calls {
-			batch = batch || j.calls[i].class == timeline.ClassBatch
-		}
+		batch = callsHaveClass(j, timeline.ClassBatch)
 	}
 	add := func(start int64, class timeline.Class, outcome timeline.Outcome, failed int64) {
 		if batch && class != timeline.ClassBatch {
@@ -1618,17 +1611,8 @@ func throttledIn(j *joins, from, to int64) iter.Seq[int64] {
 // a few calls may be too small to stand out of the background, and if none
 // of its calls failed the storm ended there all the same.
 func lastWaveSucceeded(j *joins, last Wave) bool {
-	from := last.Start.UnixNano()
-	if wholeSecondAttempts(j) {
-		from -= int64(time.Second)
-	}
-	batch := false
-	for i := range j.calls {
-		if j.calls[i].class == timeline.ClassBatch {
-			batch = true
-			break
-		}
-	}
+	from := last.Start.UnixNano() - wholeSecondMargin(j)
+	batch := callsHaveClass(j, timeline.ClassBatch)
 	if callsSucceededFrom(j, from, batch) {
 		return true
 	}
@@ -2683,14 +2667,7 @@ func countWaveAttempts(j *joins, waves []Wave) {
 	}
 	tl := j.tl
 	batch := hasClass(j, timeline.ClassBatch)
-	// An access log stamped to the whole second puts an attempt's start up
-	// to a second early, ahead of a wave start taken from a finer SDK log:
-	// open each wave's window that much sooner so its first attempts count
-	// in it, not in the wave before.
-	var margin int64
-	if wholeSecondAttempts(j) {
-		margin = int64(time.Second)
-	}
+	margin := wholeSecondMargin(j)
 	// j.http is in Start order, so a moving index walks the waves once.
 	w := -1
 	for _, i := range j.http {
@@ -2709,6 +2686,17 @@ func countWaveAttempts(j *joins, waves []Wave) {
 			waves[w].Throttled++
 		}
 	}
+}
+
+// wholeSecondMargin is how much sooner a window over the attempts opens:
+// an access log stamped to the whole second puts an attempt's start up to
+// a second early, ahead of a wave start taken from a finer SDK log, and
+// its first attempts must count in their wave, not in the one before.
+func wholeSecondMargin(j *joins) int64 {
+	if wholeSecondAttempts(j) {
+		return int64(time.Second)
+	}
+	return 0
 }
 
 // wholeSecondAttempts reports whether every attempt was logged at a whole
