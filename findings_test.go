@@ -57,6 +57,16 @@ var statedComparisons = []statedComparison{
 		check: func(m []string) error { return want(number(m[1]) < number(m[2]), "%s is not under %s", m[1], m[2]) }, rare: true},
 	{name: "random bursts lining up", re: regexp.MustCompile(`line up as well in ([0-9.]+)% of tries \(at most ([0-9.]+)% allowed\)`),
 		check: func(m []string) error { return want(number(m[1]) > number(m[2]), "%s%% is within %s%%", m[1], m[2]) }, rare: true},
+	{name: "the middle of three bursts off halfway", re: regexp.MustCompile(`sits ([0-9.]+) s from halfway between the others, ([0-9.]+) times the ([0-9.]+) s its waves' spread explains`),
+		check: func(m []string) error {
+			offset, times, stdErr := number(m[1]), number(m[2]), number(m[3])
+			if err := want(math.Abs(offset/stdErr-times) <= 0.01*times+0.05, "%s s is not %s times %s s", m[1], m[2], m[3]); err != nil {
+				return err
+			}
+			return want(times > 6, "%s times its error is within the 6 allowed", m[2])
+		}, rare: true},
+	{name: "the middle of three bursts near halfway", re: regexp.MustCompile(`as close to halfway between the others as only ([0-9.]+)% of places`),
+		check: func(m []string) error { return want(number(m[1]) <= 1, "%s%% is over the 1%% allowed", m[1]) }, rare: true},
 	{name: "bursts on the grid", re: regexp.MustCompile(`(\d+) of (\d+) bursts (?:sit )?on its grid`),
 		check: func(m []string) error { return want(number(m[1]) <= number(m[2]), "%s of %s", m[1], m[2]) }},
 	{name: "rates side by side", re: regexp.MustCompile(`([0-9.]+)% of ([0-9,]+) HTTP attempts? (?:was|were) throttled \(([0-9,]+)\), (but only|while|and) ([0-9.]+)% of ([0-9,]+) calls?.*? failed \(([0-9,]+)\)`),

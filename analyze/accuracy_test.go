@@ -516,6 +516,11 @@ func TestAccuracyCases(t *testing.T) {
 		{"one attempt, twelve waves: the eleventh's burst found 2.5 s after its first requests, their failures still its own", 5035, 37},
 		{"four attempts, five waves: random placements match the grid in over 5% but under 15%, and the waves replay their failures", 3012, 51},
 		{"four attempts, seven waves with stray comb bursts beside them: random placements match in over 5% but under 15%", 5018, 125},
+		{"random bursts: three alone on a 191 s grid, the middle one 4.4 s from halfway where its spread explains 0.12 s", 5011, 164},
+		{"full-jitter backoff: a herd's burst of 144 and two clumps of 9 and 3 on a 10 s grid", 5090, 43},
+		{"one attempt, whole seconds: three waves of 64 to 13 calls 115 s apart, the ACF at 0.83 of its threshold, the middle 0.27 s from halfway", 5043, 195},
+		{"one attempt, whole seconds: three waves of 80 to 16 calls 272 s apart, the ACF at 0.79 of its threshold", 5043, 315},
+		{"random bursts of 106, 9, 38 and 5 calls on a 150 s grid, three periods in a row only through the clump of 9", 6088, 14},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1104,6 +1104,125 @@ func TestOutnumberedStormRarely(t *testing.T) {
 	}
 }
 
+func TestMidway(t *testing.T) {
+	rounding := 0.1 * 0.1 / 12
+	tests := []struct {
+		name                    string
+		centres, errs           []float64 // seconds
+		bin                     float64
+		wantOffset, wantStdErrr float64
+	}{
+		{"evenly spaced, exact centres: a bin's rounding is all the error", []float64{10, 110, 210}, []float64{0, 0, 0}, 0.1, 0, math.Sqrt(1.5 * rounding)},
+		{"middle 1 s late", []float64{10, 111, 210}, []float64{0.2, 0.2, 0.2}, 0.1, 1, math.Sqrt(0.04 + rounding + (0.08+2*rounding)/4)},
+		{"middle 2 s early, outer errors count a quarter", []float64{0, 48, 100}, []float64{0.4, 0, 0.4}, 1, 2, math.Sqrt(1.0/12 + (0.32+2.0/12)/4)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := func(xs []float64) []float64 {
+				out := make([]float64, len(xs))
+				for i, x := range xs {
+					out[i] = x * 1e9
+				}
+				return out
+			}
+			offset, stdErr := midway(ns(tc.centres), ns(tc.errs), tc.bin)
+			if math.Abs(offset-tc.wantOffset) > 1e-9 || math.Abs(stdErr-tc.wantStdErrr) > 1e-9 {
+				t.Errorf("midway = %.6f ± %.6f, want %.6f ± %.6f", offset, stdErr, tc.wantOffset, tc.wantStdErrr)
+			}
+		})
+	}
+}
+
+func TestMidwayChance(t *testing.T) {
+	tests := []struct {
+		name                   string
+		centres                []float64 // seconds
+		offset, stdErr, minGap float64
+		want                   float64
+	}{
+		{"the offset over the room between the outer two", []float64{0, 100, 200}, 0.5, 0.1, 10, 2 * 0.5 / 180},
+		{"an offset under twice its error counts as twice its error", []float64{0, 100, 200}, 0.05, 0.1, 10, 2 * 0.2 / 180},
+		{"no room between the outer two", []float64{0, 10, 20}, 0, 0.1, 10, 1},
+		{"never above one", []float64{0, 10, 30}, 12, 0.1, 5, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := []float64{tc.centres[0] * 1e9, tc.centres[1] * 1e9, tc.centres[2] * 1e9}
+			if got := midwayChance(ns, tc.offset, tc.stdErr, tc.minGap); math.Abs(got-tc.want) > 1e-12 {
+				t.Errorf("midwayChance = %.6f, want %.6f", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestMidwayTellsDelayFromChance draws three waves a fixed delay apart and
+// three bursts at random times, and holds the midway tests to their
+// purpose: a fixed delay's middle wave stays within maxMidwayErrors of
+// halfway, and random bursts pass the chance test about as often as its
+// bound says.
+func TestMidwayTellsDelayFromChance(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 5))
+	const trials = 3000
+	wave := func(at, width, jitter float64, n int, whole bool) (centre, stdErr float64) {
+		times := make([]float64, n)
+		var sum float64
+		for i := range times {
+			x := at + rng.Float64()*width + (2*rng.Float64()-1)*jitter
+			if whole {
+				x = math.Floor(x)
+			}
+			times[i] = x
+			sum += x
+		}
+		mean := sum / float64(n)
+		var squares float64
+		for _, x := range times {
+			squares += (x - mean) * (x - mean)
+		}
+		return mean * 1e9, math.Sqrt(squares) / float64(n) * 1e9
+	}
+	uneven := 0
+	for range trials {
+		period := 5 * math.Exp(rng.Float64()*math.Log(60))
+		width := math.Min(0.12*period, 0.1+rng.Float64()*10)
+		jitter := rng.Float64() * math.Min(0.005*period, 0.5)
+		whole := rng.IntN(2) == 0
+		bin := 0.1
+		if whole {
+			bin = 1
+		}
+		first := 10 + rng.IntN(500)
+		var centres, errs []float64
+		for k := range 3 {
+			c, e := wave(1000+float64(k)*period, width, jitter, max(3, int(float64(first)*math.Pow(0.6, float64(k)))), whole)
+			centres, errs = append(centres, c), append(errs, e)
+		}
+		if offset, stdErr := midway(centres, errs, bin); offset > maxMidwayErrors*stdErr {
+			uneven++
+		}
+	}
+	if share := float64(uneven) / trials; share > 0.001 {
+		t.Errorf("a fixed delay's middle wave sat more than %d standard errors from halfway in %d of %d storms", maxMidwayErrors, uneven, trials)
+	}
+	passed := 0
+	for range trials {
+		span, minGap := 20+rng.Float64()*2000, 1+rng.Float64()*5
+		middle := minGap + rng.Float64()*(span-2*minGap)
+		errs := []float64{rng.Float64() * 1e8, rng.Float64() * 1e8, rng.Float64() * 1e8}
+		centres := []float64{0, middle * 1e9, span * 1e9}
+		offset, stdErr := midway(centres, errs, 0.1)
+		if midwayChance(centres, offset, stdErr, minGap) <= maxMidwayChance {
+			passed++
+		}
+	}
+	// The chance is a share of the room, so bursts at random times pass at
+	// its bound's rate or less; three standard deviations of slack.
+	bound := maxMidwayChance + 3*math.Sqrt(maxMidwayChance*(1-maxMidwayChance)/trials)
+	if share := float64(passed) / trials; share > bound {
+		t.Errorf("random bursts passed the midway chance test in %d of %d trials (%.2f%%), want at most %.2f%%", passed, trials, 100*share, 100*bound)
+	}
+}
+
 func TestAllowedGrowth(t *testing.T) {
 	tests := []struct {
 		acf, threshold, want float64

@@ -290,6 +290,10 @@ func findings(r *Result) []string {
 		}
 		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, %s the shuffled-data threshold of %s, and %d bursts on its grid, but a burst of %s on it follows a period in which only %s %s failed: a fixed delay sends again only what failed, so these bursts are not one storm's waves replayed.",
 			secs(w.BestLag), acf, side, thr, w.OnGrid, count(w.Outgrown[1]), count(w.Outgrown[0]), "attempts"))
+	case w.BestLag > 0 && w.Rejected == rejectedUneven:
+		acf, thr := numPair(w.ACF, w.Threshold)
+		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, but it is made by three bursts alone, and the middle one sits %s from halfway between the others, %s times the %s its waves' spread explains: a fixed delay puts it halfway, bursts at random times anywhere near.",
+			secs(w.BestLag), acf, thr, secs(w.MidwayOffset), num(w.MidwayOffset/w.MidwayError), secs(w.MidwayError)))
 	case w.BestLag > 0 && w.ACF > w.Threshold && w.Rejected == rejectedWide:
 		acf, thr := numPair(w.ACF, w.Threshold)
 		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, and %d bursts on its grid, but they are wide and unlike in width, as bursts run together are, and three such line up by chance too often.",
@@ -408,7 +412,11 @@ func joinWords(items []string, conj string) string {
 func (w *Waves) periodEvidence() string {
 	if w.PeriodEvidence == evidenceGrid {
 		acf, thr := numPair(w.ACF, w.Threshold)
-		return fmt.Sprintf("all %d bursts on its grid, while the ACF, %s, is under the shuffled-data threshold of %s that a series of %d bins sets", w.OnGrid, acf, thr, w.Bins)
+		three := ","
+		if w.MidwayError > 0 && w.GridChance != nil {
+			three = fmt.Sprintf(", the middle one as close to halfway between the others as only %s of places between them would put bursts at random times,", pct(*w.GridChance))
+		}
+		return fmt.Sprintf("all %d bursts on its grid%s while the ACF, %s, is under the shuffled-data threshold of %s that a series of %d bins sets", w.OnGrid, three, acf, thr, w.Bins)
 	}
 	return fmt.Sprintf("ACF %s, %s x the shuffled-data threshold", num(w.ACF), num(w.Significance))
 }

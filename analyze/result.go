@@ -7,7 +7,7 @@ import "time"
 
 // SchemaVersion is the version of the JSON result schema (docs/result-schema.md).
 // Bump the minor for additions, the major for renames or removals.
-const SchemaVersion = "1.16"
+const SchemaVersion = "1.17"
 
 // Result is everything stampede concludes about one incident.
 type Result struct {
@@ -300,7 +300,10 @@ type Waves struct {
 	// "outlasted" (the throttling went on at a quarter of its pace or more
 	// after the bursts stopped: see ThrottledAfterBursts) or "more than
 	// failed" (a burst on the grid larger than the failures since the one
-	// before it, which is all a fixed delay sends again: see Outgrown).
+	// before it, which is all a fixed delay sends again: see Outgrown) or
+	// "uneven" (the middle of the only three bursts sits further from
+	// halfway between the others than their spread explains: see
+	// MidwayOffset).
 	Rejected string `json:"rejected,omitempty"`
 	// ThrottledDuringBursts is, when Rejected is "outlasted", how many
 	// attempts of the series' class were throttled from the first wave's
@@ -317,10 +320,20 @@ type Waves struct {
 	// grid before the burst and the lulls either side, and the burst's
 	// size.
 	Outgrown []int64 `json:"outgrown,omitempty"`
+	// MidwayOffset is, when Rejected is "uneven" or three bursts alone
+	// made a burst grid's period, how far in seconds the middle one sits
+	// from halfway between the other two, and MidwayError that offset's
+	// standard error: the spread of each burst's arrivals over the root
+	// of their number, and the stamps' resolution.
+	MidwayOffset float64 `json:"midway_offset_s,omitempty"`
+	MidwayError  float64 `json:"midway_error_s,omitempty"`
 	// GridChance is the share of random placements of the bursts on the
 	// grid and off it that line up as well; set when bursts off the grid
-	// made it worth asking. A period needs at most MaxGridChance: 0.15
-	// where the ACF carries it, 0.05 where the bursts' grid is all there is.
+	// made it worth asking, or, for a period of three bursts and no more,
+	// the share of places between the outer two that put the middle one
+	// as close to halfway. A period needs at most MaxGridChance: 0.15
+	// where the ACF carries it, 0.05 where the bursts' grid is all there
+	// is, 0.01 where that grid is three bursts.
 	GridChance    *float64 `json:"grid_chance,omitempty"`
 	MaxGridChance float64  `json:"max_grid_chance,omitempty"`
 	// PeriodogramPower is the periodogram's share of the series' power at

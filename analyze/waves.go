@@ -942,6 +942,9 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 	}
 	bursts, level := findBursts(b.counts, min(block, len(b.counts)), smooth, mergeGap)
 	var centres []float64
+	// centreErrs is each centre's standard error: how far the mean of a
+	// wave's arrivals may stray from where its delay put it.
+	var centreErrs []float64
 	addWave := func(arrivals []int64, bg float64) {
 		p5, p95 := quantileTimes(arrivals, 0.05), quantileTimes(arrivals, 0.95)
 		// The mean, not the median, places the wave on the period's grid:
@@ -955,6 +958,12 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		size := int64(len(arrivals)) - int64(math.Round(bg))
 		w.Waves = append(w.Waves, Wave{Start: time.Unix(0, p5).UTC(), Width: seconds(p95 - p5), Size: size})
 		centres = append(centres, mean)
+		var squares float64
+		for _, t := range arrivals {
+			d := float64(t) - mean
+			squares += d * d
+		}
+		centreErrs = append(centreErrs, math.Sqrt(squares)/float64(len(arrivals)))
 		stop := time.Unix(0, arrivals[len(arrivals)-1]).UTC()
 		w.BurstsStopped = &stop
 	}
@@ -988,13 +997,13 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 			}
 		}
 		if on < minRepeats || (pr.acf <= pr.threshold && on < minGridOnly) || longestSlotRun(centres, members, off, false, periodBins*seconds(bw)) < min(on, minRepeats) {
-			kept, keptCentres, keptStop, keptLevel := w.Waves, centres, w.BurstsStopped, level
-			w.Waves, centres, w.BurstsStopped = nil, nil, nil
+			kept, keptCentres, keptErrs, keptStop, keptLevel := w.Waves, centres, centreErrs, w.BurstsStopped, level
+			w.Waves, centres, centreErrs, w.BurstsStopped = nil, nil, nil, nil
 			var nb []burst
 			nb, level = findBursts(b.counts, min(block, len(b.counts)), narrow, mergeGap)
 			addBursts(nb, level)
 			if _, on2, _ := refinePeriodGrid(periodBins*seconds(bw), seconds(bw), centres); on2 <= on {
-				w.Waves, centres, w.BurstsStopped, level = kept, keptCentres, keptStop, keptLevel
+				w.Waves, centres, centreErrs, w.BurstsStopped, level = kept, keptCentres, keptErrs, keptStop, keptLevel
 			} else {
 				smooth = narrow
 			}
@@ -1024,13 +1033,13 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		rounding := pr.intraSpacing > 0 && pr.intraSpacing < 2*float64(mergeGap) &&
 			mergedAndApart(w.Waves, pr.intraSpacing*seconds(bw), seconds(bw))
 		if on, m := margin(); on < minRepeats || merged || rounding {
-			kept, keptCentres, keptStop, keptLevel := w.Waves, centres, w.BurstsStopped, level
-			w.Waves, centres, w.BurstsStopped = nil, nil, nil
+			kept, keptCentres, keptErrs, keptStop, keptLevel := w.Waves, centres, centreErrs, w.BurstsStopped, level
+			w.Waves, centres, centreErrs, w.BurstsStopped = nil, nil, nil, nil
 			var nb []burst
 			nb, level = findBursts(b.counts, min(block, len(b.counts)), smooth, fine)
 			addBursts(nb, level)
 			if _, m2 := margin(); m2 <= m {
-				w.Waves, centres, w.BurstsStopped, level = kept, keptCentres, keptStop, keptLevel
+				w.Waves, centres, centreErrs, w.BurstsStopped, level = kept, keptCentres, keptErrs, keptStop, keptLevel
 			} else {
 				mergeGap = fine
 			}
@@ -1174,12 +1183,23 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 				// A storm begins with its largest wave: a grid of bursts
 				// of a few calls each has no storm to replay.
 				clumps = onGrid
+			} else if len(centres) == minRepeats && stormWaves(w.Waves, members) < 2 {
+				// A storm's second wave is its first's failures sent
+				// again: where only one of three bursts is more than a
+				// clump, the clumps alone would make the period.
+				clumps = onGrid
 			}
 		}
 		gridded := onGrid-clumps >= minRepeats && 2*stray <= onGrid
 		// A fixed delay replays one storm: its waves come every period
 		// until it ends, and each is what the waves before it left.
-		run := longestSlotRun(centres, members, strayIdx, shared, w.BestLag)
+		// A clump that a later wave outgrows holds no wave: its period
+		// is an empty one.
+		runCentres, runMembers, runStrays := centres, members, strayIdx
+		if allowedGrowth(pr.acf, pr.threshold) == 1 {
+			runCentres, runMembers, runStrays = dropClumps(centres, w.Waves, members, strayIdx)
+		}
+		run := longestSlotRun(runCentres, runMembers, runStrays, shared, w.BestLag)
 		inRow := run >= minRepeats
 		// Three bursts on the grid and no more make the ACF between them
 		// alone, however far over its threshold: only their sizes tell one
@@ -1232,6 +1252,19 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 				w.Periodic, w.Rejected = false, rejectedChance
 			}
 		}
+		if w.Periodic && onGrid == minRepeats && len(centres) == minRepeats && stormWaves(w.Waves, members) == minRepeats {
+			// Three bursts and no more make the ACF between them alone,
+			// and the grid's tolerance lets the middle one sit a few per
+			// cent of the period from halfway. A fixed delay puts it there
+			// to within the waves' own spread; bursts at random times
+			// seldom land that close. A burst of a few calls is not asked:
+			// it may be a fragment of its wave over the background, its
+			// centre off the wave's by more than its own spread says.
+			if offset, stdErr := midway(centres, centreErrs, seconds(bw)); offset > maxMidwayErrors*stdErr {
+				w.Periodic, w.Rejected = false, rejectedUneven
+				w.MidwayOffset, w.MidwayError = offset, stdErr
+			}
+		}
 		if w.Periodic {
 			w.PeriodEvidence = evidenceACF
 		} else if pr.acf <= pr.threshold && pr.acf > weakGridACFShare*pr.threshold && onGrid-clumps >= minGridOnly && allOnGrids && sharp && apart && inRow && !grows &&
@@ -1270,6 +1303,42 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 					w.ACF, w.Significance, w.CandidateSource = pr.rawACF[k], ratio(pr.rawACF[k], pr.threshold), sourceBursts
 					pr.intraSpacing, pr.intraACF, pr.intraThreshold = 0, 0, 0
 					pr.lag, pr.acf, pr.curve, pr.curveStep = lag/seconds(bw), pr.rawACF[k], pr.rawACF, 1
+				}
+			}
+		}
+		if !w.Periodic && len(centres) == minRepeats {
+			// Three bursts and no more, too few for the grid's own
+			// evidence above, with the ACF at their spacing short of its
+			// threshold (a storm of three waves over a long quiet span).
+			// They are a storm's waves when they shrink as one does, the
+			// middle one sits halfway between the others to within the
+			// waves' spread, and the middle of bursts at random times
+			// seldom lands that close: at most maxMidwayChance of the
+			// room between them.
+			lag := (centres[2] - centres[0]) / 2e9
+			k := int(math.Round(lag / seconds(bw)))
+			if lag >= w.MinLag && k < len(pr.rawACF) && pr.rawACF[k] > weakGridACFShare*pr.threshold && pr.rawACF[k] <= pr.threshold {
+				period, n, on := refinePeriodGrid(lag, seconds(bw), centres)
+				storm := n == minRepeats && shrinksAsStorm(w.Waves, on) && stormWaves(w.Waves, on) >= 2
+				sharpOn := sharpWaves(w.Waves, on, period, 0, seconds(bw))
+				apartOn := true
+				for i := range on {
+					apartOn = apartOn && w.Waves[i].Width <= period
+				}
+				offset, stdErr := midway(centres, centreErrs, seconds(bw))
+				chance := midwayChance(centres, offset, stdErr, float64(mergeGap)*seconds(bw))
+				if storm && sharpOn && apartOn && offset <= maxMidwayErrors*stdErr && chance <= maxMidwayChance {
+					w.Periodic, w.PeriodEvidence, w.Rejected = true, evidenceGrid, ""
+					onPeriod = on
+					w.BestLag, w.OnGrid, w.GridChance, w.MaxGridChance = period, n, &chance, maxMidwayChance
+					w.MidwayOffset, w.MidwayError = offset, stdErr
+					if math.Abs(float64(k)-pr.lag) > 1 {
+						// The ACF singled out another lag: the bursts
+						// made this candidate.
+						w.ACF, w.Significance, w.CandidateSource = pr.rawACF[k], ratio(pr.rawACF[k], pr.threshold), sourceBursts
+						pr.intraSpacing, pr.intraACF, pr.intraThreshold = 0, 0, 0
+						pr.lag, pr.acf, pr.curve, pr.curveStep = float64(k), pr.rawACF[k], pr.rawACF, 1
+					}
 				}
 			}
 		}
@@ -1325,13 +1394,13 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		// of the grid); otherwise the judgement is made again on the
 		// bursts alone.
 		lag, on, _ := refinePeriodGrid(periodBins*seconds(bw), seconds(bw), centres)
-		savedW, savedCentres, savedPR := w, centres, pr
+		savedW, savedCentres, savedErrs, savedPR := w, centres, centreErrs, pr
 		weakOnThree := pr.acf <= pr.threshold && pr.acf > gridACFShare*pr.threshold && on >= minRepeats
 		strongOnTwo := pr.acf > pr.threshold && on == minRepeats-1
 		extended := (weakOnThree || strongOnTwo) && on == len(centres) && on < minGridOnly && dueWaves(lag) > 0
 		judge()
 		if extended && !(w.Periodic && sharpWaves(w.Waves, slices.Repeat([]bool{true}, len(w.Waves)), w.BestLag, 0, seconds(bw))) {
-			w, centres, pr = savedW, savedCentres, savedPR
+			w, centres, centreErrs, pr = savedW, savedCentres, savedErrs, savedPR
 			judge()
 		}
 	}
@@ -3616,6 +3685,7 @@ const (
 	rejectedOverlap   = "overlap"
 	rejectedOutlasted = "outlasted"
 	rejectedUnfailed  = "more than failed"
+	rejectedUneven    = "uneven"
 
 	// strongGridACF is how many times its shuffled threshold an ACF must
 	// be to carry a period strongly: enough that chance alignments of
@@ -3647,6 +3717,19 @@ const (
 	// succeed do not: from 0.05, 0.15 fixed 19 of 362 misses on 320
 	// accuracy streams and gave no aperiodic trace a period.
 	maxGridChance = 0.15
+	// maxMidwayErrors is how many standard errors from halfway between
+	// the other two the middle of three bursts of at least minFloorWave
+	// calls may sit. On the 200 accuracy streams 3000-3099 and 5000-5099,
+	// the middle of three such waves a fixed delay made sat at most 4.7
+	// from it in 2,679 traces (a wave's requeue jitter makes its errors a
+	// little short); the middle of three such bursts at random times sat
+	// more than 6 from it in 643 of 728 aperiodic traces.
+	maxMidwayErrors = 6
+	// maxMidwayChance is the largest share of random places of the middle
+	// burst that may put it as close to halfway, where three bursts are
+	// the period's only evidence: a share of the room, so bursts at random
+	// times pass at about this rate.
+	maxMidwayChance = 0.01
 	// maxBurstGridChance is the same for a period the bursts carry alone,
 	// with the ACF under its threshold: there the grid is all the
 	// evidence.
@@ -3950,19 +4033,49 @@ func dropTail(idx []int, centresNs []float64, waves []Wave, onGrid []bool, perio
 // no wave of the storm: the storm's waves only shrink.
 func outgrownClumps(waves []Wave, onGrid []bool) int {
 	n := 0
-	for i, on := range onGrid {
-		if !on || waves[i].Size >= minFloorWave {
-			continue
-		}
-		floor := float64(max(waves[i].Size, 1))
-		for j := i + 1; j < len(onGrid); j++ {
-			if onGrid[j] && float64(waves[j].Size) > floor+3*math.Sqrt(floor)+3 {
-				n++
-				break
-			}
+	for i := range onGrid {
+		if outgrownClump(waves, onGrid, i) {
+			n++
 		}
 	}
 	return n
+}
+
+// outgrownClump reports whether burst i is on the grid, of fewer than
+// minFloorWave calls, and outgrown past Poisson noise by a later one on it.
+func outgrownClump(waves []Wave, onGrid []bool, i int) bool {
+	if !onGrid[i] || waves[i].Size >= minFloorWave {
+		return false
+	}
+	floor := float64(max(waves[i].Size, 1))
+	for j := i + 1; j < len(onGrid); j++ {
+		if onGrid[j] && float64(waves[j].Size) > floor+3*math.Sqrt(floor)+3 {
+			return true
+		}
+	}
+	return false
+}
+
+// dropClumps is the centres, which of them are on the grid, and the
+// indices of the strays among them, less the outgrown clumps.
+func dropClumps(centresNs []float64, waves []Wave, onGrid []bool, strayIdx []int) ([]float64, []bool, []int) {
+	index := make([]int, len(centresNs))
+	var centres []float64
+	var on []bool
+	for i, c := range centresNs {
+		index[i] = -1
+		if !outgrownClump(waves, onGrid, i) {
+			index[i] = len(centres)
+			centres, on = append(centres, c), append(on, onGrid[i])
+		}
+	}
+	var strays []int
+	for _, i := range strayIdx {
+		if index[i] >= 0 {
+			strays = append(strays, index[i])
+		}
+	}
+	return centres, on, strays
 }
 
 // mergedAndApart reports whether a comb of spacing comb (seconds) shows
@@ -3978,15 +4091,46 @@ func mergedAndApart(waves []Wave, comb, binWidth float64) bool {
 	return merged && apart
 }
 
+// stormWaves counts the bursts on the grid of at least minFloorWave
+// calls.
+func stormWaves(waves []Wave, onGrid []bool) int {
+	n := 0
+	for i, on := range onGrid {
+		if on && waves[i].Size >= minFloorWave {
+			n++
+		}
+	}
+	return n
+}
+
+// midway is, for three burst centres, how far the middle one sits from
+// halfway between the others, in seconds, and that offset's standard
+// error: the centres' own errors, and a bin's rounding each, since stamps
+// cut to the bin can move a narrow wave's centre by up to a bin.
+func midway(centresNs, errsNs []float64, binWidth float64) (offset, stdErr float64) {
+	offset = math.Abs(centresNs[1]-(centresNs[0]+centresNs[2])/2) / 1e9
+	first, middle, last := errsNs[0]/1e9, errsNs[1]/1e9, errsNs[2]/1e9
+	rounding := binWidth * binWidth / 12
+	stdErr = math.Sqrt(middle*middle + rounding + (first*first+last*last+2*rounding)/4)
+	return offset, stdErr
+}
+
+// midwayChance is the share of places between the outer two of three
+// bursts, kept minGap from each as found bursts are, that put the middle
+// one as close to halfway: within the offset, or twice its standard error
+// where that is larger, since the centres are known no better.
+func midwayChance(centresNs []float64, offset, stdErr, minGap float64) float64 {
+	room := (centresNs[2]-centresNs[0])/1e9 - 2*minGap
+	if room <= 0 {
+		return 1
+	}
+	return min(1, 2*max(offset, 2*stdErr)/room)
+}
+
 // holdsStormWave reports whether a burst on the grid has at least
 // minFloorWave calls: a wave no clump of the background makes.
 func holdsStormWave(waves []Wave, onGrid []bool) bool {
-	for i, on := range onGrid {
-		if on && waves[i].Size >= minFloorWave {
-			return true
-		}
-	}
-	return false
+	return stormWaves(waves, onGrid) > 0
 }
 
 // longestSlotRun is how many periods in a row hold the waves on the grid

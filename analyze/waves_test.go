@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -580,7 +581,7 @@ func TestBusiestStretch(t *testing.T) {
 // TestWaveFindings: the headline on the waves says why there is, or is not,
 // a period, in words that agree with its numbers.
 func TestWaveFindings(t *testing.T) {
-	chance := 0.24
+	chance, threeChance := 0.24, 0.0066
 	tests := []struct {
 		name  string
 		waves Waves
@@ -622,6 +623,12 @@ func TestWaveFindings(t *testing.T) {
 		{name: "calls larger than what failed before them, on the grid's evidence",
 			waves: Waves{BestLag: 20, ACF: 0.3, Threshold: 0.4, OnGrid: 4, MinRepeats: 3, Waves: make([]Wave, 4), Series: "batch call starts (SDK log)", Rejected: rejectedUnfailed, Outgrown: []int64{12, 40}},
 			want:  "has ACF 0.30, not above the shuffled-data threshold of 0.40, and 4 bursts on its grid, but a burst of 40 on it follows a period in which only 12 attempts failed"},
+		{name: "three bursts, the middle one off halfway",
+			waves: Waves{BestLag: 191.2, ACF: 0.332, Threshold: 0.160, OnGrid: 3, MinRepeats: 3, Waves: make([]Wave, 3), Rejected: rejectedUneven, MidwayOffset: 4.412, MidwayError: 0.1157},
+			want:  "has ACF 0.33, above the shuffled-data threshold of 0.16, but it is made by three bursts alone, and the middle one sits 4.41 s from halfway between the others, 38.13 times the 0.116 s its waves' spread explains"},
+		{name: "a period by three bursts",
+			waves: Waves{Periodic: true, Period: 115.3, ACF: 0.144, Threshold: 0.173, OnGrid: 3, Bins: 900, PeriodEvidence: evidenceGrid, GridChance: &threeChance, MaxGridChance: maxMidwayChance, MidwayOffset: 0.265, MidwayError: 0.38},
+			want:  "all 3 bursts on its grid, the middle one as close to halfway between the others as only 0.7% of places between them would put bursts at random times, while the ACF, 0.14, is under the shuffled-data threshold of 0.17 that a series of 900 bins sets"},
 		{name: "an autocorrelation under its threshold",
 			waves: Waves{BestLag: 12, ACF: 0.2, Threshold: 0.3, Waves: make([]Wave, 4)},
 			want:  "has ACF 0.20, not above the shuffled-data threshold of 0.30, over 4 bursts"},
@@ -781,6 +788,49 @@ func TestOutgrownClumps(t *testing.T) {
 			waves := wavesOfSizes(tc.sizes)
 			if got := outgrownClumps(waves, tc.on); got != tc.want {
 				t.Errorf("%d clumps, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestDropClumps: the run of waves in a row is counted without the
+// clumps a later wave outgrows, the strays' indices following the bursts
+// that stay.
+func TestDropClumps(t *testing.T) {
+	tests := []struct {
+		name       string
+		sizes      []int64
+		on         []bool
+		strayIdx   []int
+		wantKept   []int // indices of the bursts kept
+		wantStrays []int
+	}{
+		{name: "a clump of 9 outgrown by 38 (accuracy stream 6088, trace 14)", sizes: []int64{85, 106, 9, 38, 5},
+			on: []bool{false, true, true, true, true}, strayIdx: []int{0}, wantKept: []int{0, 1, 3, 4}, wantStrays: []int{0}},
+		{name: "a storm ending in a few calls keeps them all", sizes: []int64{120, 40, 12, 4},
+			on: []bool{true, true, true, true}, wantKept: []int{0, 1, 2, 3}},
+		{name: "a stray after the clump moves down", sizes: []int64{4, 200, 30, 90},
+			on: []bool{true, true, false, true}, strayIdx: []int{2}, wantKept: []int{1, 2, 3}, wantStrays: []int{1}},
+		{name: "a small burst off the grid is no clump", sizes: []int64{200, 5, 90},
+			on: []bool{true, false, true}, strayIdx: []int{1}, wantKept: []int{0, 1, 2}, wantStrays: []int{1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			centres := make([]float64, len(tc.sizes))
+			for i := range centres {
+				centres[i] = float64(i) * 60e9
+			}
+			gotCentres, gotOn, gotStrays := dropClumps(centres, wavesOfSizes(tc.sizes), tc.on, tc.strayIdx)
+			var kept []int
+			for k, c := range gotCentres {
+				i := int(c / 60e9)
+				kept = append(kept, i)
+				if gotOn[k] != tc.on[i] {
+					t.Errorf("burst %d on the grid %v, want %v", i, gotOn[k], tc.on[i])
+				}
+			}
+			if !slices.Equal(kept, tc.wantKept) || !slices.Equal(gotStrays, tc.wantStrays) {
+				t.Errorf("kept %v, strays %v; want %v, %v", kept, gotStrays, tc.wantKept, tc.wantStrays)
 			}
 		})
 	}

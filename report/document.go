@@ -467,6 +467,9 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 					method = append(method, fact{"why not a period", fmt.Sprintf("a burst of %s on its grid follows a period in which only %s attempts failed: a fixed delay sends again only what failed",
 						count(w.Outgrown[1]), count(w.Outgrown[0]))})
 				}
+			case "uneven":
+				method = append(method, fact{"why not a period", fmt.Sprintf("its only 3 bursts are uneven: the middle one sits %s from halfway between the others, where their spread explains %s",
+					seconds(w.MidwayOffset), seconds(w.MidwayError))})
 			case "chance":
 				if w.GridChance != nil {
 					method = append(method, fact{"why not a period", fmt.Sprintf("bursts at random times line up as well in %s of tries (at most %s allowed)",
@@ -481,7 +484,11 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 		if w.PeriodEvidence == "burst grid" {
 			method = append(method, fact{"evidence", fmt.Sprintf("all %d bursts on one grid; the autocorrelation of %s bins alone is under its threshold", w.OnGrid, count(int64(w.Bins)))})
 		}
-		if w.GridChance != nil {
+		switch {
+		case w.GridChance != nil && w.MidwayError > 0:
+			method = append(method, fact{"middle of the three bursts", fmt.Sprintf("%s from halfway between the others (standard error %s); random bursts land as close in %s of places between them (at most %s allowed)",
+				seconds(w.MidwayOffset), seconds(w.MidwayError), percent(*w.GridChance), percent(w.MaxGridChance))})
+		case w.GridChance != nil:
 			method = append(method, fact{"random bursts lining up as well", fmt.Sprintf("%s of tries (at most %s allowed)", percent(*w.GridChance), percent(w.MaxGridChance))})
 		}
 		if w.IntraWaveSpacing > 0 {
