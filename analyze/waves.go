@@ -1142,6 +1142,14 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		}
 		return added
 	}
+	// takeBurstLag makes a lag the bursts found (lagBins bins, k rounded)
+	// the candidate in place of the ACF's: its ACF is the raw curve's
+	// there, and the ACF's comb goes with the ACF's lag.
+	takeBurstLag := func(lagBins float64, k int) {
+		w.ACF, w.Significance, w.CandidateSource = pr.rawACF[k], ratio(pr.rawACF[k], pr.threshold), sourceBursts
+		pr.intraSpacing, pr.intraACF, pr.intraThreshold = 0, 0, 0
+		pr.lag, pr.acf, pr.curve, pr.curveStep = lagBins, pr.rawACF[k], pr.rawACF, 1
+	}
 	// judge decides whether the bursts found make a period, and fills in
 	// the period, its evidence or the reason it was rejected.
 	judge := func() {
@@ -1290,19 +1298,13 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 			gridAgrees := k < len(pr.rawACF) && pr.rawACF[k] > 0 && pr.rawACF[k] <= pr.threshold
 			storm := shrinksAsStorm(w.Waves, on) && len(centres)-outgrownClumps(w.Waves, on) >= minGridOnly
 			sharpOn := sharpWaves(w.Waves, on, lag, 0, seconds(bw))
-			apartOn := true
-			for i := range on {
-				apartOn = apartOn && w.Waves[i].Width <= lag
-			}
-			if gridAgrees && storm && sharpOn && apartOn {
+			if gridAgrees && storm && sharpOn && noneWiderThan(w.Waves, lag) {
 				chance := gridChance(centres, on, lag, seconds(bw), float64(mergeGap)*seconds(bw), w.MinLag, opt.Seed)
 				if chance <= maxBurstGridChance {
 					w.Periodic, w.PeriodEvidence, w.Rejected = true, evidenceGrid, ""
 					onPeriod = on
 					w.BestLag, w.OnGrid, w.GridChance, w.MaxGridChance = lag, len(centres), &chance, maxBurstGridChance
-					w.ACF, w.Significance, w.CandidateSource = pr.rawACF[k], ratio(pr.rawACF[k], pr.threshold), sourceBursts
-					pr.intraSpacing, pr.intraACF, pr.intraThreshold = 0, 0, 0
-					pr.lag, pr.acf, pr.curve, pr.curveStep = lag/seconds(bw), pr.rawACF[k], pr.rawACF, 1
+					takeBurstLag(lag/seconds(bw), k)
 				}
 			}
 		}
@@ -1321,13 +1323,9 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 				period, n, on := refinePeriodGrid(lag, seconds(bw), centres)
 				storm := n == minRepeats && shrinksAsStorm(w.Waves, on) && stormWaves(w.Waves, on) >= 2
 				sharpOn := sharpWaves(w.Waves, on, period, 0, seconds(bw))
-				apartOn := true
-				for i := range on {
-					apartOn = apartOn && w.Waves[i].Width <= period
-				}
 				offset, stdErr := midway(centres, centreErrs, seconds(bw))
 				chance := midwayChance(centres, offset, stdErr, float64(mergeGap)*seconds(bw))
-				if storm && sharpOn && apartOn && offset <= maxMidwayErrors*stdErr && chance <= maxMidwayChance {
+				if storm && sharpOn && noneWiderThan(w.Waves, period) && offset <= maxMidwayErrors*stdErr && chance <= maxMidwayChance {
 					w.Periodic, w.PeriodEvidence, w.Rejected = true, evidenceGrid, ""
 					onPeriod = on
 					w.BestLag, w.OnGrid, w.GridChance, w.MaxGridChance = period, n, &chance, maxMidwayChance
@@ -1335,9 +1333,7 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 					if math.Abs(float64(k)-pr.lag) > 1 {
 						// The ACF singled out another lag: the bursts
 						// made this candidate.
-						w.ACF, w.Significance, w.CandidateSource = pr.rawACF[k], ratio(pr.rawACF[k], pr.threshold), sourceBursts
-						pr.intraSpacing, pr.intraACF, pr.intraThreshold = 0, 0, 0
-						pr.lag, pr.acf, pr.curve, pr.curveStep = float64(k), pr.rawACF[k], pr.rawACF, 1
+						takeBurstLag(float64(k), k)
 					}
 				}
 			}
@@ -4089,6 +4085,17 @@ func mergedAndApart(waves []Wave, comb, binWidth float64) bool {
 		apart = apart || w.Width < comb/2
 	}
 	return merged && apart
+}
+
+// noneWiderThan reports whether every burst is at most period wide: a
+// wider one would run into the next wave.
+func noneWiderThan(waves []Wave, period float64) bool {
+	for _, w := range waves {
+		if w.Width > period {
+			return false
+		}
+	}
+	return true
 }
 
 // stormWaves counts the bursts on the grid of at least minFloorWave
