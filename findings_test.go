@@ -67,6 +67,33 @@ var statedComparisons = []statedComparison{
 		}, rare: true},
 	{name: "the middle of three bursts near halfway", re: regexp.MustCompile(`as close to halfway between the others as only ([0-9.]+)% of places`),
 		check: func(m []string) error { return want(number(m[1]) <= 1, "%s%% is over the 1%% allowed", m[1]) }, rare: true},
+	{name: "three bursts and the next wave", re: regexp.MustCompile(`as close to halfway between the others as ([0-9.]+)% of places between them would put bursts at random times, and (\d+) arrivals where the grid puts the next wave against ([0-9.]+) from background, as many as background alone brings in ([0-9.]+)% of tries \(both together: ([0-9.]+)%\)`),
+		check: func(m []string) error {
+			middle, arrivals, expected, next, both := number(m[1]), number(m[2]), number(m[3]), number(m[4]), number(m[5])
+			if err := want(arrivals > expected, "%s arrivals are no more than the %s expected", m[2], m[3]); err != nil {
+				return err
+			}
+			if err := want(next <= 5, "%s%% from background alone is no wave", m[4]); err != nil {
+				return err
+			}
+			// Two chances multiplying to c come about together in
+			// c(1 − ln c) of tries; each share is printed to a tenth of a
+			// per cent.
+			together := func(a, b float64) float64 {
+				c := math.Max(0, a) * math.Max(0, b) / 1e4
+				if c <= 0 {
+					return 0
+				}
+				return 100 * math.Min(1, c*(1-math.Log(c)))
+			}
+			lo, hi := together(middle-0.05, next-0.05), together(middle+0.05, next+0.05)
+			if err := want(both >= lo-0.05 && both <= hi+0.05, "%s%% is not how often %s%% and %s%% come together", m[5], m[1], m[4]); err != nil {
+				return err
+			}
+			return want(both <= 5, "%s%% is over the 5%% allowed", m[5])
+		}, rare: true},
+	{name: "both chances within the bar", re: regexp.MustCompile(`both by chance: ([0-9.]+)% \(at most ([0-9.]+)% allowed\)`),
+		check: func(m []string) error { return want(number(m[1]) <= number(m[2]), "%s%% is over %s%%", m[1], m[2]) }, rare: true},
 	{name: "bursts on the grid", re: regexp.MustCompile(`(\d+) of (\d+) bursts (?:sit )?on its grid`),
 		check: func(m []string) error { return want(number(m[1]) <= number(m[2]), "%s of %s", m[1], m[2]) }},
 	{name: "rates side by side", re: regexp.MustCompile(`([0-9.]+)% of ([0-9,]+) HTTP attempts? (?:was|were) throttled \(([0-9,]+)\), (but only|while|and) ([0-9.]+)% of ([0-9,]+) calls?.*? failed \(([0-9,]+)\)`),

@@ -521,6 +521,8 @@ func TestAccuracyCases(t *testing.T) {
 		{"one attempt, whole seconds: three waves of 64 to 13 calls 115 s apart, the ACF at 0.83 of its threshold, the middle 0.27 s from halfway", 5043, 195},
 		{"one attempt, whole seconds: three waves of 80 to 16 calls 272 s apart, the ACF at 0.79 of its threshold", 5043, 315},
 		{"random bursts of 106, 9, 38 and 5 calls on a 150 s grid, three periods in a row only through the clump of 9", 6088, 14},
+		{"one attempt, whole seconds: three waves 7.7 s apart, the middle's place too coarse alone, the fourth's few calls where the grid puts it", 1972, 185},
+		{"one attempt, whole seconds: three waves 22.6 s apart, 4% of places as close, the fourth's 8 arrivals where background brings 3.2", 3061, 100},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

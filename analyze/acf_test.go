@@ -1223,6 +1223,54 @@ func TestMidwayTellsDelayFromChance(t *testing.T) {
 	}
 }
 
+func TestBothByChance(t *testing.T) {
+	tests := []struct {
+		name   string
+		p1, p2 float64
+		want   float64
+	}{
+		{"a middling pair: more often than their product", 0.1, 0.1, 0.01 * (1 - math.Log(0.01))},
+		{"one certain: the other weighs less than alone", 1, 0.03, 0.03 * (1 - math.Log(0.03))},
+		{"an impossible one", 0, 0.5, 0},
+		{"never above one", 1, 1, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := bothByChance(tc.p1, tc.p2); math.Abs(got-tc.want) > 1e-12 {
+				t.Errorf("bothByChance(%g, %g) = %.6f, want %.6f", tc.p1, tc.p2, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestNextWaveHoldsItsBar: three bursts at random times, the middle one
+// anywhere between the outer two, and only background where the next wave
+// would be due. The middle's place and the background's count at the due
+// point combined must pass the burst grid's bar no more often than the bar
+// says, at any background level, quiet ones (whose counts are coarse)
+// included.
+func TestNextWaveHoldsItsBar(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 9))
+	const trials = 20000
+	for _, level := range []float64{0.05, 0.5, 2, 8, 40} {
+		passed := 0
+		for range trials {
+			span, minGap := 10+rng.Float64()*300, 1+rng.Float64()*2
+			middle := minGap + rng.Float64()*(span-2*minGap)
+			centres := []float64{0, middle * 1e9, span * 1e9}
+			offset, stdErr := midway(centres, []float64{0, 0, 0}, 1)
+			arrivals := int(poissonDraw(rng, level))
+			if bothByChance(midwayChance(centres, offset, stdErr, minGap), poissonAtLeast(arrivals, level)) <= maxBurstGridChance {
+				passed++
+			}
+		}
+		bound := maxBurstGridChance + 3*math.Sqrt(maxBurstGridChance*(1-maxBurstGridChance)/trials)
+		if share := float64(passed) / trials; share > bound {
+			t.Errorf("background of %g: chance alone passed in %d of %d trials (%.2f%%), want at most %.2f%%", level, passed, trials, 100*share, 100*bound)
+		}
+	}
+}
+
 func TestAllowedGrowth(t *testing.T) {
 	tests := []struct {
 		acf, threshold, want float64

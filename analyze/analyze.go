@@ -413,7 +413,11 @@ func (w *Waves) periodEvidence() string {
 	if w.PeriodEvidence == evidenceGrid {
 		acf, thr := numPair(w.ACF, w.Threshold)
 		three := ","
-		if w.MidwayError > 0 && w.GridChance != nil {
+		switch {
+		case w.MidwayError > 0 && w.GridChance != nil && w.NextWaveChance != nil:
+			three = fmt.Sprintf(", the middle one as close to halfway between the others as %s of places between them would put bursts at random times, and %d arrivals where the grid puts the next wave against %s from background, as many as background alone brings in %s of tries (both together: %s),",
+				pct(w.MidwayChance), w.NextWaveArrivals, num(w.NextWaveExpected), pct(*w.NextWaveChance), pct(*w.GridChance))
+		case w.MidwayError > 0 && w.GridChance != nil:
 			three = fmt.Sprintf(", the middle one as close to halfway between the others as only %s of places between them would put bursts at random times,", pct(*w.GridChance))
 		}
 		return fmt.Sprintf("all %d bursts on its grid%s while the ACF, %s, is under the shuffled-data threshold of %s that a series of %d bins sets", w.OnGrid, three, acf, thr, w.Bins)

@@ -7,7 +7,7 @@ import "time"
 
 // SchemaVersion is the version of the JSON result schema (docs/result-schema.md).
 // Bump the minor for additions, the major for renames or removals.
-const SchemaVersion = "1.17"
+const SchemaVersion = "1.18"
 
 // Result is everything stampede concludes about one incident.
 type Result struct {
@@ -327,6 +327,21 @@ type Waves struct {
 	// of their number, and the stamps' resolution.
 	MidwayOffset float64 `json:"midway_offset_s,omitempty"`
 	MidwayError  float64 `json:"midway_error_s,omitempty"`
+	// MidwayChance is, where three bursts alone made a burst grid's
+	// period, the share of places between the outer two that put the
+	// middle one as close to halfway.
+	MidwayChance float64 `json:"midway_chance,omitempty"`
+	// NextWaveArrivals is, where MidwayChance alone was over 1%, the
+	// arrivals within a bin (or twice the last wave's width, or a 40th of
+	// the period) either side of where the grid puts the wave after the
+	// last; NextWaveExpected, the background's share of them;
+	// NextWaveChance, how often background alone brings as many, at most
+	// 5% for them to count as that wave. GridChance is then how often
+	// both come about by chance, c(1 − ln c) for their product c, held to
+	// the burst grid's MaxGridChance.
+	NextWaveArrivals int      `json:"next_wave_arrivals,omitempty"`
+	NextWaveExpected float64  `json:"next_wave_expected,omitempty"`
+	NextWaveChance   *float64 `json:"next_wave_chance,omitempty"`
 	// GridChance is the share of random placements of the bursts on the
 	// grid and off it that line up as well; set when bursts off the grid
 	// made it worth asking, or, for a period of three bursts and no more,

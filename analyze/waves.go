@@ -1116,6 +1116,20 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 			}
 		}
 	}
+	// nextDue is the arrivals in the window where the wave after the last
+	// is due, one period on, reaching at least minHalf either side of it;
+	// the background expected in it; and its width in bins.
+	nextDue := func(period float64, minHalf int64) (arrivals []int64, lambda float64, bins int) {
+		// Look within twice the last wave's width of where it is due: a
+		// narrow window keeps the expected background tiny.
+		due := int64(centres[len(centres)-1] + period*1e9)
+		half := max(int64(2*w.Waves[len(w.Waves)-1].Width*1e9), int64(period*1e9/40), minHalf)
+		// Never wider than a quarter period: a window reaching back into
+		// the wave just found would find it again.
+		half = min(half, int64(period*1e9/4))
+		bins = int(2 * half / bw)
+		return between(times, due-half, due+half), level[min(len(level)-1, max(0, int((due-b.t0)/bw)))] * float64(bins), bins
+	}
 	// dueWaves adds the waves due every period after the last: the last
 	// waves of a decaying storm can be too small to stand out of the
 	// background on their own, but where the period says the next wave is
@@ -1124,16 +1138,7 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 	dueWaves := func(period float64) int {
 		added := 0
 		for len(centres) > 0 {
-			// Look within twice the last wave's width of where it is
-			// due: a narrow window keeps the expected background tiny.
-			due := int64(centres[len(centres)-1] + period*1e9)
-			half := max(int64(2*w.Waves[len(w.Waves)-1].Width*1e9), int64(period*1e9/40), 2*bw)
-			// Never wider than a quarter period: a window reaching back
-			// into the wave just found would find it again.
-			half = min(half, int64(period*1e9/4))
-			arrivals := between(times, due-half, due+half)
-			bins := int((due + half - (due - half)) / bw)
-			lambda := level[min(len(level)-1, max(0, int((due-b.t0)/bw)))] * float64(bins)
+			arrivals, lambda, _ := nextDue(period, 2*bw)
 			if len(arrivals) == 0 || float64(len(arrivals)) <= lambda+3*math.Sqrt(lambda) {
 				return added
 			}
@@ -1324,12 +1329,42 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 				storm := n == minRepeats && shrinksAsStorm(w.Waves, on) && stormWaves(w.Waves, on) >= 2
 				sharpOn := sharpWaves(w.Waves, on, period, 0, seconds(bw))
 				offset, stdErr := midway(centres, centreErrs, seconds(bw))
-				chance := midwayChance(centres, offset, stdErr, float64(mergeGap)*seconds(bw))
-				if storm && sharpOn && noneWiderThan(w.Waves, period) && offset <= maxMidwayErrors*stdErr && chance <= maxMidwayChance {
+				midwayShare := midwayChance(centres, offset, stdErr, float64(mergeGap)*seconds(bw))
+				chance := midwayShare
+				bar := maxMidwayChance
+				var next []int64
+				var expected float64
+				var nextChance *float64
+				if storm && sharpOn && chance > maxMidwayChance {
+					// Bursts a few bins apart leave the middle few places
+					// to land in, too few for its place alone to tell. A
+					// fixed delay keeps its grid after the bursts stop:
+					// the storm's next wave, too small to stand out as a
+					// burst, is due a period after the last. Where
+					// background alone seldom brings as many arrivals
+					// there, they are that wave, four waves stand on one
+					// grid, and the burst grid's bar holds for how often
+					// the middle's place and that count come about
+					// together (independent under bursts at random times
+					// over background). A quiet background's level is
+					// taken no lower than three arrivals over the whole
+					// series, the most that seeing none rules out.
+					var bins int
+					next, expected, bins = nextDue(period, bw)
+					expected = max(expected, 3*float64(bins)/float64(len(b.counts)))
+					if tail := poissonAtLeast(len(next), expected); tail <= maxNextWaveChance {
+						nextChance = &tail
+						chance, bar = bothByChance(midwayShare, tail), maxBurstGridChance
+					}
+				}
+				if storm && sharpOn && noneWiderThan(w.Waves, period) && offset <= maxMidwayErrors*stdErr && chance <= bar {
 					w.Periodic, w.PeriodEvidence, w.Rejected = true, evidenceGrid, ""
 					onPeriod = on
-					w.BestLag, w.OnGrid, w.GridChance, w.MaxGridChance = period, n, &chance, maxMidwayChance
-					w.MidwayOffset, w.MidwayError = offset, stdErr
+					w.BestLag, w.OnGrid, w.GridChance, w.MaxGridChance = period, n, &chance, bar
+					w.MidwayOffset, w.MidwayError, w.MidwayChance = offset, stdErr, midwayShare
+					if nextChance != nil {
+						w.NextWaveArrivals, w.NextWaveExpected, w.NextWaveChance = len(next), expected, nextChance
+					}
 					if math.Abs(float64(k)-pr.lag) > 1 {
 						// The ACF singled out another lag: the bursts
 						// made this candidate.
@@ -3730,6 +3765,10 @@ const (
 	// with the ACF under its threshold: there the grid is all the
 	// evidence.
 	maxBurstGridChance = 0.05
+	// maxNextWaveChance is the largest chance of background alone bringing
+	// as many arrivals as came where the grid puts the wave after three
+	// bursts, for those arrivals to count as that wave.
+	maxNextWaveChance = 0.05
 	// gridACFShare is how far under its threshold the ACF of a series
 	// whose bursts all keep to one grid may fall, and minGridOnly how
 	// many such bursts it takes. Four waves stamped to the whole second
@@ -4120,6 +4159,28 @@ func midway(centresNs, errsNs []float64, binWidth float64) (offset, stdErr float
 	rounding := binWidth * binWidth / 12
 	stdErr = math.Sqrt(middle*middle + rounding + (first*first+last*last+2*rounding)/4)
 	return offset, stdErr
+}
+
+// poissonAtLeast is the chance that a Poisson count of the given mean
+// reaches n.
+func poissonAtLeast(n int, mean float64) float64 {
+	if n <= 0 {
+		return 1
+	}
+	return distuv.Poisson{Lambda: mean}.Survival(float64(n - 1))
+}
+
+// bothByChance is how often two independent chances, each no smaller
+// than uniform where chance alone is at work, multiply to p1·p2 or less:
+// c(1 − ln c) for c = p1·p2 (Fisher's method for two). The product
+// itself would understate it: two middling chances often make a small
+// one.
+func bothByChance(p1, p2 float64) float64 {
+	c := p1 * p2
+	if c <= 0 {
+		return 0
+	}
+	return min(1, c*(1-math.Log(c)))
 }
 
 // midwayChance is the share of places between the outer two of three

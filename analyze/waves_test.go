@@ -582,6 +582,7 @@ func TestBusiestStretch(t *testing.T) {
 // a period, in words that agree with its numbers.
 func TestWaveFindings(t *testing.T) {
 	chance, threeChance := 0.24, 0.0066
+	nextChance, bothChance := 0.0214, 0.0164
 	tests := []struct {
 		name  string
 		waves Waves
@@ -629,6 +630,10 @@ func TestWaveFindings(t *testing.T) {
 		{name: "a period by three bursts",
 			waves: Waves{Periodic: true, Period: 115.3, ACF: 0.144, Threshold: 0.173, OnGrid: 3, Bins: 900, PeriodEvidence: evidenceGrid, GridChance: &threeChance, MaxGridChance: maxMidwayChance, MidwayOffset: 0.265, MidwayError: 0.38},
 			want:  "all 3 bursts on its grid, the middle one as close to halfway between the others as only 0.7% of places between them would put bursts at random times, while the ACF, 0.14, is under the shuffled-data threshold of 0.17 that a series of 900 bins sets"},
+		{name: "a period by three bursts and the next wave where it is due",
+			waves: Waves{Periodic: true, Period: 7.0, ACF: 0.28, Threshold: 0.37, OnGrid: 3, Bins: 82, PeriodEvidence: evidenceGrid, GridChance: &bothChance, MaxGridChance: maxBurstGridChance,
+				MidwayOffset: 0, MidwayError: 0.354, MidwayChance: 0.1088, NextWaveArrivals: 9, NextWaveExpected: 3.8, NextWaveChance: &nextChance},
+			want: "all 3 bursts on its grid, the middle one as close to halfway between the others as 10.9% of places between them would put bursts at random times, and 9 arrivals where the grid puts the next wave against 3.80 from background, as many as background alone brings in 2.1% of tries (both together: 1.6%), while the ACF, 0.28, is under the shuffled-data threshold of 0.37 that a series of 82 bins sets"},
 		{name: "an autocorrelation under its threshold",
 			waves: Waves{BestLag: 12, ACF: 0.2, Threshold: 0.3, Waves: make([]Wave, 4)},
 			want:  "has ACF 0.20, not above the shuffled-data threshold of 0.30, over 4 bursts"},

@@ -485,6 +485,11 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 			method = append(method, fact{"evidence", fmt.Sprintf("all %d bursts on one grid; the autocorrelation of %s bins alone is under its threshold", w.OnGrid, count(int64(w.Bins)))})
 		}
 		switch {
+		case w.GridChance != nil && w.MidwayError > 0 && w.NextWaveChance != nil:
+			method = append(method, fact{"middle of the three bursts", fmt.Sprintf("%s from halfway between the others (standard error %s); random bursts land as close in %s of places between them",
+				seconds(w.MidwayOffset), seconds(w.MidwayError), percent(w.MidwayChance))})
+			method = append(method, fact{"where the next wave is due", fmt.Sprintf("%s arrivals against %s from background, as many as background alone brings in %s of tries; both by chance: %s (at most %s allowed)",
+				count(int64(w.NextWaveArrivals)), fixed(w.NextWaveExpected, 1), percent(*w.NextWaveChance), percent(*w.GridChance), percent(w.MaxGridChance))})
 		case w.GridChance != nil && w.MidwayError > 0:
 			method = append(method, fact{"middle of the three bursts", fmt.Sprintf("%s from halfway between the others (standard error %s); random bursts land as close in %s of places between them (at most %s allowed)",
 				seconds(w.MidwayOffset), seconds(w.MidwayError), percent(*w.GridChance), percent(w.MaxGridChance))})

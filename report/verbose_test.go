@@ -87,3 +87,48 @@ func TestGroupsWithoutSuspects(t *testing.T) {
 		})
 	}
 }
+
+// TestThreeBurstEvidence: a period that three bursts alone make states the
+// middle one's place and, where that alone was not enough, the count where
+// the next wave is due, each with the chance that the report compares with
+// its bar.
+func TestThreeBurstEvidence(t *testing.T) {
+	midwayOnly, both, next := 0.0066, 0.0164, 0.0214
+	tests := []struct {
+		name        string
+		waves       analyze.Waves
+		want, avoid []string
+	}{
+		{name: "the middle's place alone",
+			waves: analyze.Waves{GridChance: &midwayOnly, MaxGridChance: 0.01, MidwayOffset: 0.265, MidwayError: 0.38, MidwayChance: midwayOnly},
+			want:  []string{"middle of the three bursts: 0.265 s from halfway between the others (standard error 0.380 s); random bursts land as close in 0.7% of places between them (at most 1.0% allowed)"},
+			avoid: []string{"where the next wave is due"}},
+		{name: "the middle's place and the next wave",
+			waves: analyze.Waves{GridChance: &both, MaxGridChance: 0.05, MidwayError: 0.354, MidwayChance: 0.1088, NextWaveArrivals: 9, NextWaveExpected: 3.8, NextWaveChance: &next},
+			want: []string{"random bursts land as close in 10.9% of places between them",
+				"where the next wave is due: 9 arrivals against 3.8 from background, as many as background alone brings in 2.1% of tries; both by chance: 1.6% (at most 5.0% allowed)"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := tc.waves
+			w.Periodic, w.Period, w.BestLag, w.OnGrid, w.PeriodEvidence = true, 7, 7, 3, "burst grid"
+			var text []string
+			for _, b := range wavesSection(&w, analyze.Window{}).blocks {
+				for _, f := range b.facts {
+					text = append(text, f.key+": "+f.value)
+				}
+			}
+			all := strings.Join(text, "\n")
+			for _, s := range tc.want {
+				if !strings.Contains(all, s) {
+					t.Errorf("facts:\n%s\nwant %q", all, s)
+				}
+			}
+			for _, s := range tc.avoid {
+				if strings.Contains(all, s) {
+					t.Errorf("facts:\n%s\nshould not say %q", all, s)
+				}
+			}
+		})
+	}
+}
