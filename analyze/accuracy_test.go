@@ -522,6 +522,7 @@ func TestAccuracyCases(t *testing.T) {
 		{"one attempt, whole seconds: three waves of 80 to 16 calls 272 s apart, the ACF at 0.79 of its threshold", 5043, 315},
 		{"random bursts of 106, 9, 38 and 5 calls on a 150 s grid, three periods in a row only through the clump of 9", 6088, 14},
 		{"one attempt, whole seconds: three waves 7.7 s apart, the middle's place too coarse alone, the fourth's few calls where the grid puts it", 1972, 185},
+		{"four attempts 5 s apart merged into waves about 17 s wide on a 30 s grid: three spacings are each wave's own", 3048, 41},
 		{"one attempt, whole seconds: three waves 22.6 s apart, 4% of places as close, the fourth's 8 arrivals where background brings 3.2", 3061, 100},
 	}
 	for _, tc := range tests {

@@ -1271,6 +1271,36 @@ func TestNextWaveHoldsItsBar(t *testing.T) {
 	}
 }
 
+func TestMergedCombSpan(t *testing.T) {
+	waves := func(widths ...float64) ([]Wave, []bool) {
+		ws, on := make([]Wave, len(widths)), make([]bool, len(widths))
+		for i, w := range widths {
+			ws[i], on[i] = Wave{Width: w}, true
+		}
+		return ws, on
+	}
+	tests := []struct {
+		name    string
+		widths  []float64
+		spacing float64
+		want    float64
+	}{
+		{"four attempts 5 s apart merged: three spacings", []float64{16, 16, 15, 5}, 5, 15},
+		{"two attempts: one spacing", []float64{6, 6.5, 7}, 5, 5},
+		{"wider than four attempts: no more than three spacings", []float64{40, 40, 40}, 5, 15},
+		{"narrower than a spacing: none", []float64{3, 4, 4}, 5, 0},
+		{"no comb", []float64{16, 16, 16}, 0, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, on := waves(tc.widths...)
+			if got := mergedCombSpan(ws, on, tc.spacing); math.Abs(got-tc.want) > 1e-12 {
+				t.Errorf("mergedCombSpan = %g, want %g", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestAllowedGrowth(t *testing.T) {
 	tests := []struct {
 		acf, threshold, want float64

@@ -1177,7 +1177,14 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		strayIdx, shared := strays(centres, w.Waves, members, w.BestLag, pr.intraSpacing*seconds(bw), seconds(bw))
 		strayIdx = dropTail(strayIdx, centres, w.Waves, members, w.BestLag)
 		stray := strayCount(strayIdx, shared)
-		sharp := (onGrid > minRepeats && !runTogether(w.Waves, members, w.BestLag, pr.intraSpacing*seconds(bw))) ||
+		// A wave's attempts merged into one burst span several of its
+		// comb's spacings: the ACF's, or the wire's fixed retry-after.
+		combSpacing := pr.intraSpacing * seconds(bw)
+		if onWireComb(0); combSpacing == 0 && onWire {
+			combSpacing = wireSpacing
+		}
+		mergedComb := max(pr.intraSpacing*seconds(bw), mergedCombSpan(w.Waves, members, combSpacing))
+		sharp := (onGrid > minRepeats && !runTogether(w.Waves, members, w.BestLag, mergedComb)) ||
 			sharpWaves(w.Waves, members, w.BestLag, pr.intraSpacing*seconds(bw), seconds(bw))
 		// A burst outlasting the period would run into the next wave:
 		// it is bursts run together, not a wave.
@@ -2557,6 +2564,21 @@ func sharpWaves(waves []Wave, onGrid []bool, period, comb, binWidth float64) boo
 func runTogether(waves []Wave, onGrid []bool, period, comb float64) bool {
 	widths := gridWidths(waves, onGrid, 0)
 	return len(widths) > 0 && widths[len(widths)/2] > period/3+comb
+}
+
+// maxMergedCombSteps is the most retry-after spacings one wave's attempts
+// span: four attempts, as many as SDKs make by default.
+const maxMergedCombSteps = 3
+
+// mergedCombSpan is how much of the median wave on the grid a retry comb
+// of the given spacing explains: a wave whose attempts merged into one
+// burst spans as many spacings as fit in it, up to maxMergedCombSteps.
+func mergedCombSpan(waves []Wave, onGrid []bool, spacing float64) float64 {
+	widths := gridWidths(waves, onGrid, 0)
+	if len(widths) == 0 || spacing <= 0 {
+		return 0
+	}
+	return min(maxMergedCombSteps, math.Floor(widths[len(widths)/2]/spacing)) * spacing
 }
 
 // gridWidths is the sorted widths of the waves on the grid, none taken as
