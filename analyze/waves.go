@@ -1049,17 +1049,22 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 	// waves repeat it, or the wire's retry-after says it is one (a busy
 	// background can drown a long comb's attempts in the windows the
 	// waves are checked in).
-	// onWireComb says whether a spacing is the wire's comb, read once the
-	// delays are measured.
+	// wireComb is the wire's comb spacing, and whether the wire shows
+	// one, read once the delays are measured; onWireComb says whether a
+	// spacing is that comb.
 	var wireSpacing float64
 	var wireRead, onWire bool
-	onWireComb := func(spacing float64) bool {
+	wireComb := func() (float64, bool) {
 		if !wireRead {
 			delays.Wait()
 			wireSpacing, onWire = wireCombSpacing(j, measured)
 			wireRead = true
 		}
-		return onWire && math.Abs(spacing-wireSpacing) <= max(gridTolerance*spacing, 1.5*seconds(bw))
+		return wireSpacing, onWire
+	}
+	onWireComb := func(spacing float64) bool {
+		wire, ok := wireComb()
+		return ok && math.Abs(spacing-wire) <= max(gridTolerance*spacing, 1.5*seconds(bw))
 	}
 	isComb := func(spacing float64) bool {
 		return combInWaves(countIn(s.times), w.Waves, spacing, bw) || onWireComb(spacing)
@@ -1180,8 +1185,10 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		// A wave's attempts merged into one burst span several of its
 		// comb's spacings: the ACF's, or the wire's fixed retry-after.
 		combSpacing := pr.intraSpacing * seconds(bw)
-		if onWireComb(0); combSpacing == 0 && onWire {
-			combSpacing = wireSpacing
+		if combSpacing == 0 && onGrid > minRepeats {
+			if wire, ok := wireComb(); ok {
+				combSpacing = wire
+			}
 		}
 		mergedComb := max(pr.intraSpacing*seconds(bw), mergedCombSpan(w.Waves, members, combSpacing))
 		sharp := (onGrid > minRepeats && !runTogether(w.Waves, members, w.BestLag, mergedComb)) ||

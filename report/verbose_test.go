@@ -118,17 +118,7 @@ func TestThreeBurstEvidence(t *testing.T) {
 					text = append(text, f.key+": "+f.value)
 				}
 			}
-			all := strings.Join(text, "\n")
-			for _, s := range tc.want {
-				if !strings.Contains(all, s) {
-					t.Errorf("facts:\n%s\nwant %q", all, s)
-				}
-			}
-			for _, s := range tc.avoid {
-				if strings.Contains(all, s) {
-					t.Errorf("facts:\n%s\nshould not say %q", all, s)
-				}
-			}
+			checkSays(t, "facts", strings.Join(text, "\n"), tc.want, tc.avoid)
 		})
 	}
 }

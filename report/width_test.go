@@ -112,21 +112,28 @@ func TestNarrowTables(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := b.String()
-			for _, s := range tc.has {
-				if !strings.Contains(out, s) {
-					t.Errorf("table lacks %q:\n%s", s, out)
-				}
-			}
-			for _, s := range tc.lacks {
-				if strings.Contains(out, s) {
-					t.Errorf("table has %q:\n%s", s, out)
-				}
-			}
+			checkSays(t, "table", out, tc.has, tc.lacks)
 			for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
 				if displayWidth(l) > tc.width {
 					t.Errorf("line over %d columns: %q", tc.width, l)
 				}
 			}
 		})
+	}
+}
+
+// checkSays fails t for each of has that out lacks and each of lacks that
+// it holds; what names out in the messages.
+func checkSays(t *testing.T, what, out string, has, lacks []string) {
+	t.Helper()
+	for _, s := range has {
+		if !strings.Contains(out, s) {
+			t.Errorf("%s lacks %q:\n%s", what, s, out)
+		}
+	}
+	for _, s := range lacks {
+		if strings.Contains(out, s) {
+			t.Errorf("%s has %q:\n%s", what, s, out)
+		}
 	}
 }
