@@ -524,6 +524,8 @@ func TestAccuracyCases(t *testing.T) {
 		{"one attempt, whole seconds: three waves 7.7 s apart, the middle's place too coarse alone, the fourth's few calls where the grid puts it", 1972, 185},
 		{"four attempts 5 s apart merged into waves about 17 s wide on a 30 s grid: three spacings are each wave's own", 3048, 41},
 		{"one attempt, whole seconds: three waves 22.6 s apart, 4% of places as close, the fourth's 8 arrivals where background brings 3.2", 3061, 100},
+		{"random bursts: three of five on a 297 s grid under an ACF twice its threshold, the middle 8.2 s from halfway where its spread explains 0.24 s", 8044, 254},
+		{"two attempts 6 s apart, whole seconds: the first, second and fourth waves on a 21.4 s grid, the third's attempts merged off it", 8024, 121},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

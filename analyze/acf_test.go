@@ -1109,12 +1109,15 @@ func TestMidway(t *testing.T) {
 	tests := []struct {
 		name                    string
 		centres, errs           []float64 // seconds
-		bin                     float64
+		bin, share              float64
 		wantOffset, wantStdErrr float64
 	}{
-		{"evenly spaced, exact centres: a bin's rounding is all the error", []float64{10, 110, 210}, []float64{0, 0, 0}, 0.1, 0, math.Sqrt(1.5 * rounding)},
-		{"middle 1 s late", []float64{10, 111, 210}, []float64{0.2, 0.2, 0.2}, 0.1, 1, math.Sqrt(0.04 + rounding + (0.08+2*rounding)/4)},
-		{"middle 2 s early, outer errors count a quarter", []float64{0, 48, 100}, []float64{0.4, 0, 0.4}, 1, 2, math.Sqrt(1.0/12 + (0.32+2.0/12)/4)},
+		{"evenly spaced, exact centres: a bin's rounding is all the error", []float64{10, 110, 210}, []float64{0, 0, 0}, 0.1, 0.5, 0, math.Sqrt(1.5 * rounding)},
+		{"middle 1 s late", []float64{10, 111, 210}, []float64{0.2, 0.2, 0.2}, 0.1, 0.5, 1, math.Sqrt(0.04 + rounding + (0.08+2*rounding)/4)},
+		{"middle 2 s early, outer errors count a quarter", []float64{0, 48, 100}, []float64{0.4, 0, 0.4}, 1, 0.5, 2, math.Sqrt(1.0/12 + (0.32+2.0/12)/4)},
+		{"periods 0, 1 and 3: the middle a third of the way, on it", []float64{20, 41, 83}, []float64{0, 0, 0}, 1, 1.0 / 3, 0, math.Sqrt(1.0/12 + (4.0/9+1.0/9)/12)},
+		{"periods 0, 1 and 3: halfway would be 10.5 s off", []float64{20, 41, 83}, []float64{0.3, 0, 0}, 1, 0.5, 10.5, math.Sqrt(1.0/12 + (0.09+2.0/12)/4)},
+		{"periods 0, 2 and 3: the first's error counts a ninth", []float64{0, 20, 30}, []float64{0.3, 0, 0.6}, 0.1, 2.0 / 3, 0, math.Sqrt(rounding + (0.09+rounding)/9 + 4*(0.36+rounding)/9)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1125,9 +1128,37 @@ func TestMidway(t *testing.T) {
 				}
 				return out
 			}
-			offset, stdErr := midway(ns(tc.centres), ns(tc.errs), tc.bin)
+			offset, stdErr := midwayAt(ns(tc.centres), ns(tc.errs), tc.bin, tc.share)
 			if math.Abs(offset-tc.wantOffset) > 1e-9 || math.Abs(stdErr-tc.wantStdErrr) > 1e-9 {
-				t.Errorf("midway = %.6f ± %.6f, want %.6f ± %.6f", offset, stdErr, tc.wantOffset, tc.wantStdErrr)
+				t.Errorf("midwayAt = %.6f ± %.6f, want %.6f ± %.6f", offset, stdErr, tc.wantOffset, tc.wantStdErrr)
+			}
+			if tc.share == 0.5 {
+				if o, e := midway(ns(tc.centres), ns(tc.errs), tc.bin); o != offset || e != stdErr {
+					t.Errorf("midway = %.6f ± %.6f, midwayAt a half %.6f ± %.6f", o, e, offset, stdErr)
+				}
+			}
+		})
+	}
+}
+
+func TestGridShare(t *testing.T) {
+	tests := []struct {
+		name    string
+		centres []float64 // seconds
+		period  float64
+		want    float64
+	}{
+		{"consecutive periods", []float64{0, 21, 42}, 21, 0.5},
+		{"periods 0, 1 and 3", []float64{20, 41.3, 84}, 21.36, 1.0 / 3},
+		{"periods 0, 2 and 3, a little off the grid", []float64{0, 41, 64}, 21, 2.0 / 3},
+		{"the middle on the first's grid point", []float64{0, 2, 42}, 21, 0},
+		{"the last on the middle's grid point", []float64{0, 21, 23}, 21, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := []float64{tc.centres[0] * 1e9, tc.centres[1] * 1e9, tc.centres[2] * 1e9}
+			if got := gridShare(ns, tc.period); math.Abs(got-tc.want) > 1e-12 {
+				t.Errorf("gridShare = %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -292,7 +292,7 @@ func findings(r *Result) []string {
 			secs(w.BestLag), acf, side, thr, w.OnGrid, count(w.Outgrown[1]), count(w.Outgrown[0]), "attempts"))
 	case w.BestLag > 0 && w.Rejected == rejectedUneven:
 		acf, thr := numPair(w.ACF, w.Threshold)
-		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, but it is made by three bursts alone, and the middle one sits %s from halfway between the others, %s times the %s its waves' spread explains: a fixed delay puts it halfway, bursts at random times anywhere near.",
+		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, but only three bursts keep to it, and the middle one sits %s from where the period puts it between the others, %s times the %s its waves' spread explains: a fixed delay puts it there, bursts at random times anywhere near.",
 			secs(w.BestLag), acf, thr, secs(w.MidwayOffset), num(w.MidwayOffset/w.MidwayError), secs(w.MidwayError)))
 	case w.BestLag > 0 && w.ACF > w.Threshold && w.Rejected == rejectedWide:
 		acf, thr := numPair(w.ACF, w.Threshold)

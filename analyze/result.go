@@ -7,7 +7,7 @@ import "time"
 
 // SchemaVersion is the version of the JSON result schema (docs/result-schema.md).
 // Bump the minor for additions, the major for renames or removals.
-const SchemaVersion = "1.18"
+const SchemaVersion = "1.19"
 
 // Result is everything stampede concludes about one incident.
 type Result struct {
@@ -301,9 +301,9 @@ type Waves struct {
 	// after the bursts stopped: see ThrottledAfterBursts) or "more than
 	// failed" (a burst on the grid larger than the failures since the one
 	// before it, which is all a fixed delay sends again: see Outgrown) or
-	// "uneven" (the middle of the only three bursts sits further from
-	// halfway between the others than their spread explains: see
-	// MidwayOffset).
+	// "uneven" (the middle of the only three bursts on the grid sits
+	// further from halfway between the others than their spread
+	// explains: see MidwayOffset).
 	Rejected string `json:"rejected,omitempty"`
 	// ThrottledDuringBursts is, when Rejected is "outlasted", how many
 	// attempts of the series' class were throttled from the first wave's
@@ -322,7 +322,8 @@ type Waves struct {
 	Outgrown []int64 `json:"outgrown,omitempty"`
 	// MidwayOffset is, when Rejected is "uneven" or three bursts alone
 	// made a burst grid's period, how far in seconds the middle one sits
-	// from halfway between the other two, and MidwayError that offset's
+	// from where the period puts it between the other two (halfway, for
+	// three in consecutive periods), and MidwayError that offset's
 	// standard error: the spread of each burst's arrivals over the root
 	// of their number, and the stamps' resolution.
 	MidwayOffset float64 `json:"midway_offset_s,omitempty"`

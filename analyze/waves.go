@@ -1279,15 +1279,25 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 				w.Periodic, w.Rejected = false, rejectedChance
 			}
 		}
-		if w.Periodic && onGrid == minRepeats && len(centres) == minRepeats && stormWaves(w.Waves, members) == minRepeats {
-			// Three bursts and no more make the ACF between them alone,
-			// and the grid's tolerance lets the middle one sit a few per
-			// cent of the period from halfway. A fixed delay puts it there
-			// to within the waves' own spread; bursts at random times
-			// seldom land that close. A burst of a few calls is not asked:
-			// it may be a fragment of its wave over the background, its
-			// centre off the wave's by more than its own spread says.
-			if offset, stdErr := midway(centres, centreErrs, seconds(bw)); offset > maxMidwayErrors*stdErr {
+		if w.Periodic && onGrid == minRepeats && stormWaves(w.Waves, members) == minRepeats {
+			// Three bursts on the grid make the period alone, and the
+			// grid's tolerance lets the middle one sit a few per cent of
+			// the period from halfway. A fixed delay puts it there to
+			// within the waves' own spread; bursts at random times seldom
+			// land that close, and with bursts off the grid to choose
+			// from, some three of them often line up that loosely
+			// (stream 8044, trace 254: three of five random bursts 297 s
+			// apart, the middle 34 standard errors off). A burst of a few
+			// calls is not asked: it may be a fragment of its wave over
+			// the background, its centre off the wave's by more than its
+			// own spread says.
+			// The three need not be in consecutive periods: the middle's
+			// place is where the grid puts it (stream 8024, trace 121: a
+			// storm's first, second and fourth waves on the grid, the
+			// third's two attempts merged into a burst off it).
+			gridCentres, gridErrs := onGridOnly(centres, members), onGridOnly(centreErrs, members)
+			share := gridShare(gridCentres, w.BestLag)
+			if offset, stdErr := midwayAt(gridCentres, gridErrs, seconds(bw), share); share > 0 && offset > maxMidwayErrors*stdErr {
 				w.Periodic, w.Rejected = false, rejectedUneven
 				w.MidwayOffset, w.MidwayError = offset, stdErr
 			}
@@ -4183,11 +4193,43 @@ func stormWaves(waves []Wave, onGrid []bool) int {
 // error: the centres' own errors, and a bin's rounding each, since stamps
 // cut to the bin can move a narrow wave's centre by up to a bin.
 func midway(centresNs, errsNs []float64, binWidth float64) (offset, stdErr float64) {
-	offset = math.Abs(centresNs[1]-(centresNs[0]+centresNs[2])/2) / 1e9
+	return midwayAt(centresNs, errsNs, binWidth, 0.5)
+}
+
+// midwayAt is midway for a middle burst whose place is the given share of
+// the way from the first to the last: a half when the three are in
+// consecutive periods, k/m when they are k and m periods after the first.
+func midwayAt(centresNs, errsNs []float64, binWidth, share float64) (offset, stdErr float64) {
+	offset = math.Abs(centresNs[1]-(centresNs[0]+share*(centresNs[2]-centresNs[0]))) / 1e9
 	first, middle, last := errsNs[0]/1e9, errsNs[1]/1e9, errsNs[2]/1e9
 	rounding := binWidth * binWidth / 12
-	stdErr = math.Sqrt(middle*middle + rounding + (first*first+last*last+2*rounding)/4)
+	outer := (1 - share) * (1 - share) * (first*first + rounding)
+	stdErr = math.Sqrt(middle*middle + rounding + outer + share*share*(last*last+rounding))
 	return offset, stdErr
+}
+
+// gridShare is where the middle of three bursts on a grid of the given
+// period sits between the outer two, as a share of the way: k/m when they
+// are k and m periods after the first. It is 0 when they do not keep to
+// three distinct grid points in order.
+func gridShare(centresNs []float64, period float64) float64 {
+	k := math.Round((centresNs[1] - centresNs[0]) / 1e9 / period)
+	m := math.Round((centresNs[2] - centresNs[0]) / 1e9 / period)
+	if k <= 0 || m <= k {
+		return 0
+	}
+	return k / m
+}
+
+// onGridOnly is the values of the bursts on the grid, in order.
+func onGridOnly(values []float64, onGrid []bool) []float64 {
+	var out []float64
+	for i, on := range onGrid {
+		if on {
+			out = append(out, values[i])
+		}
+	}
+	return out
 }
 
 // poissonAtLeast is the chance that a Poisson count of the given mean

@@ -626,7 +626,7 @@ func TestWaveFindings(t *testing.T) {
 			want:  "has ACF 0.30, not above the shuffled-data threshold of 0.40, and 4 bursts on its grid, but a burst of 40 on it follows a period in which only 12 attempts failed"},
 		{name: "three bursts, the middle one off halfway",
 			waves: Waves{BestLag: 191.2, ACF: 0.332, Threshold: 0.160, OnGrid: 3, MinRepeats: 3, Waves: make([]Wave, 3), Rejected: rejectedUneven, MidwayOffset: 4.412, MidwayError: 0.1157},
-			want:  "has ACF 0.33, above the shuffled-data threshold of 0.16, but it is made by three bursts alone, and the middle one sits 4.41 s from halfway between the others, 38.13 times the 0.116 s its waves' spread explains"},
+			want:  "has ACF 0.33, above the shuffled-data threshold of 0.16, but only three bursts keep to it, and the middle one sits 4.41 s from where the period puts it between the others, 38.13 times the 0.116 s its waves' spread explains"},
 		{name: "a period by three bursts",
 			waves: Waves{Periodic: true, Period: 115.3, ACF: 0.144, Threshold: 0.173, OnGrid: 3, Bins: 900, PeriodEvidence: evidenceGrid, GridChance: &threeChance, MaxGridChance: maxMidwayChance, MidwayOffset: 0.265, MidwayError: 0.38},
 			want:  "all 3 bursts on its grid, the middle one as close to halfway between the others as only 0.7% of places between them would put bursts at random times, while the ACF, 0.14, is under the shuffled-data threshold of 0.17 that a series of 900 bins sets"},

@@ -468,7 +468,7 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 						count(w.Outgrown[1]), count(w.Outgrown[0]))})
 				}
 			case "uneven":
-				method = append(method, fact{"why not a period", fmt.Sprintf("its only 3 bursts are uneven: the middle one sits %s from halfway between the others, where their spread explains %s",
+				method = append(method, fact{"why not a period", fmt.Sprintf("the 3 bursts on its grid are uneven: the middle one sits %s from where the period puts it between the others, where their spread explains %s",
 					seconds(w.MidwayOffset), seconds(w.MidwayError))})
 			case "chance":
 				if w.GridChance != nil {
