@@ -526,6 +526,8 @@ func TestAccuracyCases(t *testing.T) {
 		{"one attempt, whole seconds: three waves 22.6 s apart, 4% of places as close, the fourth's 8 arrivals where background brings 3.2", 3061, 100},
 		{"random bursts: three of five on a 297 s grid under an ACF twice its threshold, the middle 8.2 s from halfway where its spread explains 0.24 s", 8044, 254},
 		{"two attempts 6 s apart, whole seconds: the first, second and fourth waves on a 21.4 s grid, the third's attempts merged off it", 8024, 121},
+		{"four attempts 28.8 s apart merged into 87 s waves, the fourth wave 31 s wide: its start keeps to the grid, its centre does not", 8084, 157},
+		{"three attempts 7 s apart, whole seconds: a fourth wave of 10 calls, 4 s wide beside waves of 14 s, starting on the grid", 8053, 212},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -1330,6 +1331,51 @@ func TestMergedCombSpan(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestTruncatedWave(t *testing.T) {
+	// A storm of waves of four merged attempts, 87 s wide, every 244.5 s.
+	type burst struct {
+		start, width float64
+		size         int64
+		on           bool
+	}
+	storm := []burst{{0, 87, 164, true}, {244.5, 87, 92, true}, {489, 87, 59, true}}
+	tests := []struct {
+		name  string
+		extra burst
+		want  bool
+	}{
+		{"the next wave with its later attempts missing", burst{733.7, 31, 17, false}, true},
+		{"two periods on", burst{978, 20, 9, false}, true},
+		{"starting 20 s off the grid (its tolerance is 14.7 s)", burst{753.5, 31, 17, false}, false},
+		{"as wide as the waves: its centre would place it", burst{733.7, 87, 17, false}, false},
+		{"larger than a wave on the grid", burst{733.7, 31, 70, false}, false},
+		{"before the last wave on the grid", burst{366.75, 31, 17, false}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			bursts := append(append([]burst(nil), storm...), tc.extra)
+			waves, on := make([]Wave, len(bursts)), make([]bool, len(bursts))
+			slices.SortFunc(bursts, func(a, b burst) int { return cmp.Compare(a.start, b.start) })
+			self := -1
+			for i, b := range bursts {
+				waves[i], on[i] = Wave{Start: time.Unix(1000, 0).Add(secs2d(b.start)), Width: b.width, Size: b.size}, b.on
+				if b == tc.extra {
+					self = i
+				}
+			}
+			if got := truncatedWave(waves, on, self, 244.5); got != tc.want {
+				t.Errorf("truncatedWave = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	t.Run("narrow waves centre where they start", func(t *testing.T) {
+		waves := []Wave{{Start: time.Unix(1000, 0), Width: 2, Size: 90}, {Start: time.Unix(1100, 0), Width: 2, Size: 50}, {Start: time.Unix(1200, 0), Width: 2, Size: 30}, {Start: time.Unix(1300, 0), Width: 1, Size: 10}}
+		if truncatedWave(waves, []bool{true, true, true, false}, 3, 100) {
+			t.Error("a burst beside waves as narrow as the grid's tolerance is no truncated wave")
+		}
+	})
 }
 
 func TestAllowedGrowth(t *testing.T) {
