@@ -557,3 +557,46 @@ func TestLimiterPacedWavesReplayThrottles(t *testing.T) {
 		t.Errorf("%s (rejected %q, outgrown %v), want the waves' %.2f s", periodText(w), w.Rejected, w.Outgrown, want)
 	}
 }
+
+// TestCombBurstsAreNotWaves checks, on recorded combined logs of storms
+// with a retry comb, that the waves counted are the storm's: where each
+// attempt of a wave stands apart as a burst (openai-radate3-fixed10), the
+// bursts were once counted and fitted as 22 waves, projecting 45 for a
+// storm of 8; where they run together they always were one wave.
+func TestCombBurstsAreNotWaves(t *testing.T) {
+	tests := []struct {
+		scenario string
+		apart    bool // the comb's attempts stand apart as bursts
+	}{
+		{"openai-radate3-fixed10", true},
+		{"openai-ra3-fixed6-max3", false},
+		{"openai-ra2-fixed10", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.scenario, func(t *testing.T) {
+			dir := filepath.Join("testdata/recorded", tc.scenario)
+			var truth recordedTruth
+			raw, err := os.ReadFile(filepath.Join(dir, "truth.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(raw, &truth); err != nil {
+				t.Fatal(err)
+			}
+			res, err := stampede.Analyze(context.Background(), stampede.Config{Inputs: []string{filepath.Join(dir, "access_combined.log.gz")}, Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := res.Waves
+			if !w.Periodic {
+				t.Fatalf("no period (best %.2f s)", w.BestLag)
+			}
+			if tc.apart && w.IntraWaveSpacing == 0 {
+				t.Errorf("no comb found inside the waves")
+			}
+			if len(w.Waves) != truth.Waves.Count {
+				t.Errorf("%d waves, truth %d", len(w.Waves), truth.Waves.Count)
+			}
+		})
+	}
+}

@@ -1378,6 +1378,69 @@ func TestTruncatedWave(t *testing.T) {
 	})
 }
 
+func TestFoldCombBursts(t *testing.T) {
+	// burst: start and width in seconds, size, on the grid, a comb burst.
+	type burst struct {
+		start, width float64
+		size         int64
+		on, comb     bool
+	}
+	type wave struct {
+		start, width float64
+		size         int64
+	}
+	tests := []struct {
+		name   string
+		bursts []burst
+		period float64
+		// judged is how many bursts the grid was judged on (0: all).
+		judged int
+		want   []wave
+	}{
+		{"two waves of three attempts 3 s apart, each attempt a burst", []burst{
+			{0, 0, 300, true, false}, {3, 0, 293, false, true}, {6, 0, 293, false, true},
+			{16, 0, 208, true, false}, {19, 0, 201, false, true}, {22, 1, 201, false, true},
+		}, 16, 0, []wave{{0, 6, 886}, {16, 7, 610}}},
+		{"a stray stays a burst of its own", []burst{
+			{0, 0, 60, true, false}, {4, 0, 53, false, true}, {11, 0, 5, false, false}, {24, 0, 36, true, false},
+		}, 24, 0, []wave{{0, 4, 113}, {11, 0, 5}, {24, 0, 36}}},
+		{"a wave's first attempts before its grid point, where the grid runs through its retries", []burst{
+			{0, 0, 40, false, true}, {3, 1, 35, true, false}, {16, 0, 30, false, true}, {19, 1, 25, true, false},
+		}, 16, 0, []wave{{0, 4, 75}, {16, 4, 55}}},
+		{"a comb burst half a period or more from every wave on the grid stays apart", []burst{
+			{0, 0, 50, true, false}, {30, 0, 20, false, true}, {60, 0, 30, true, false},
+		}, 30, 0, []wave{{0, 0, 50}, {30, 0, 20}, {60, 0, 30}}},
+		{"a wave added past the judged ones stays as it is", []burst{
+			{0, 0, 50, true, false}, {2, 0, 40, false, true}, {10, 0, 30, true, false}, {20, 0, 8, false, false},
+		}, 10, 3, []wave{{0, 2, 90}, {10, 0, 30}, {20, 0, 8}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t0 := time.Unix(1000, 0)
+			var waves []Wave
+			var centres []float64
+			var on, comb []bool
+			for i, b := range tc.bursts {
+				waves = append(waves, Wave{Start: t0.Add(secs2d(b.start)), Width: b.width, Size: b.size})
+				centres = append(centres, float64(t0.Add(secs2d(b.start+b.width/2)).UnixNano()))
+				if tc.judged == 0 || i < tc.judged {
+					on, comb = append(on, b.on), append(comb, b.comb)
+				}
+			}
+			got := foldCombBursts(waves, centres, on, comb, tc.period)
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %d waves, want %d: %+v", len(got), len(tc.want), got)
+			}
+			for i, w := range tc.want {
+				g := got[i]
+				if s := g.Start.Sub(t0).Seconds(); math.Abs(s-w.start) > 1e-9 || math.Abs(g.Width-w.width) > 1e-9 || g.Size != w.size {
+					t.Errorf("wave %d = start %g, width %g, size %d; want %g, %g, %d", i, s, g.Width, g.Size, w.start, w.width, w.size)
+				}
+			}
+		})
+	}
+}
+
 func TestAllowedGrowth(t *testing.T) {
 	tests := []struct {
 		acf, threshold, want float64

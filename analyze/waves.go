@@ -1160,6 +1160,8 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		pr.intraSpacing, pr.intraACF, pr.intraThreshold = 0, 0, 0
 		pr.lag, pr.acf, pr.curve, pr.curveStep = lagBins, pr.rawACF[k], pr.rawACF, 1
 	}
+	// periodMembers is which bursts the last judgement's period keeps to.
+	var periodMembers []bool
 	// judge decides whether the bursts found make a period, and fills in
 	// the period, its evidence or the reason it was rejected.
 	judge := func() {
@@ -1433,6 +1435,7 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 				w.Outgrown = []int64{failed, w.Waves[wave].Size}
 			}
 		}
+		periodMembers = onPeriod
 	}
 	if pr.found {
 		// A short storm of whole-second stamps can leave its fourth wave
@@ -1468,6 +1471,13 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		if !combInWaves(count, w.Waves, w.IntraWaveSpacing, bw) && !onWireComb(w.IntraWaveSpacing) {
 			w.IntraWaveSpacing, w.IntraWaveACF, w.IntraWaveThreshold, w.IntraWaveSeries = 0, 0, 0, ""
 		}
+	}
+	if w.Periodic && w.IntraWaveSpacing > 0 && w.IntraWaveSeries == "" {
+		// The comb's attempts that stand apart as bursts of their own are
+		// their wave's retries: a wave is counted, sized and fitted whole,
+		// as where its attempts run together.
+		comb := combBursts(centres, w.Waves, periodMembers, w.Period, w.IntraWaveSpacing, seconds(bw))
+		w.Waves = foldCombBursts(w.Waves, centres, periodMembers, comb, w.Period)
 	}
 	w.ACFCurve, w.ACFLagStep = acfCurve(pr, w.Period/seconds(bw), bw)
 	countWaveAttempts(j, w.Waves)
@@ -2466,17 +2476,7 @@ func strayCount(idx []int, shared bool) int {
 // strays are the indices of the bursts off the grid that no comb explains;
 // shared says they all sit at one offset from it (see strayBursts).
 func strays(centresNs []float64, waves []Wave, onGrid []bool, period, comb, binWidth float64) (idx []int, shared bool) {
-	tol := max(gridTolerance*comb, 1.5*binWidth)
-	// A grid through waves whose attempts merged runs through the middle
-	// of their comb, so where other waves stand apart their attempts lie
-	// half spacings from it.
-	step := 1.0
-	for g, on := range onGrid {
-		if on && waves[g].Width >= comb/2 {
-			step = 0.5
-			break
-		}
-	}
+	step, tol := combReach(waves, onGrid, comb, binWidth)
 	var offsets []float64
 	for i, c := range centresNs {
 		if onGrid[i] {
@@ -2513,6 +2513,80 @@ func strays(centresNs []float64, waves []Wave, onGrid []bool, period, comb, binW
 		}
 	}
 	return idx, false
+}
+
+// combReach is the steps, in comb spacings, at which a wave's retries lie
+// from its grid point, and how far from them they may sit.
+func combReach(waves []Wave, onGrid []bool, comb, binWidth float64) (step, tol float64) {
+	tol = max(gridTolerance*comb, 1.5*binWidth)
+	// A grid through waves whose attempts merged runs through the middle
+	// of their comb, so where other waves stand apart their attempts lie
+	// half spacings from it.
+	step = 1.0
+	for g, on := range onGrid {
+		if on && waves[g].Width >= comb/2 {
+			step = 0.5
+			break
+		}
+	}
+	return step, tol
+}
+
+// combBursts marks the bursts off the grid that the retry comb explains:
+// attempts of a wave on the grid, standing apart from its first.
+func combBursts(centresNs []float64, waves []Wave, onGrid []bool, period, comb, binWidth float64) []bool {
+	step, tol := combReach(waves, onGrid, comb, binWidth)
+	out := make([]bool, len(waves))
+	for i := range onGrid {
+		out[i] = !onGrid[i] && combExplains(centresNs, waves, onGrid, i, period, comb, step, tol, binWidth)
+	}
+	return out
+}
+
+// foldCombBursts makes each wave on the grid one wave with the comb's
+// bursts nearest it, within half a period: its start the earliest, its
+// window reaching to the latest's end, its size theirs added up. Other
+// bursts, and waves added after the grid was judged, stay as they are.
+func foldCombBursts(waves []Wave, centresNs []float64, onGrid, comb []bool, period float64) []Wave {
+	owner := make([]int, len(waves))
+	for i := range waves {
+		owner[i] = -1
+		if i >= len(comb) || !comb[i] {
+			continue
+		}
+		nearest := period / 2
+		for g, on := range onGrid {
+			if d := math.Abs(centresNs[i]-centresNs[g]) / 1e9; on && d < nearest {
+				owner[i], nearest = g, d
+			}
+		}
+	}
+	var out []Wave
+	at := make([]int, len(waves))
+	for i, wv := range waves {
+		if owner[i] < 0 {
+			at[i] = len(out)
+			out = append(out, wv)
+		}
+	}
+	for i, wv := range waves {
+		g := owner[i]
+		if g < 0 {
+			continue
+		}
+		whole := &out[at[g]]
+		end := whole.Start.Add(time.Duration(whole.Width * 1e9))
+		if e := wv.Start.Add(time.Duration(wv.Width * 1e9)); e.After(end) {
+			end = e
+		}
+		if wv.Start.Before(whole.Start) {
+			whole.Start = wv.Start
+		}
+		whole.Width = end.Sub(whole.Start).Seconds()
+		whole.Size += wv.Size
+	}
+	slices.SortStableFunc(out, func(a, b Wave) int { return a.Start.Compare(b.Start) })
+	return out
 }
 
 // truncatedWave says whether burst i is the grid's next wave with its
