@@ -188,18 +188,6 @@ var knownMisses = map[string]string{
 	"boto-standard-fixed14/sdk/recovered throttles":       "botocore standard debug log: the outcome of an attempt at the limit is not logged",
 	"boto-standard-fixed12-caddy/sdk/throttled":           "botocore standard debug log: the outcome of an attempt at the limit is not logged",
 	"boto-standard-fixed12-caddy/sdk/recovered throttles": "botocore standard debug log: the outcome of an attempt at the limit is not logged",
-	// The combined log alone is 54 whole seconds of batch attempts: three
-	// waves 24.5 s apart, the first two of four attempts 4-5 s apart and
-	// the third of one, so nine bursts. The ACF at the period is 0.85 of
-	// its shuffled threshold, and a period the bursts carry without it
-	// needs four waves on its grid, or three bursts and no others. Taking
-	// three waves whose other bursts are all their comb as that evidence
-	// finds 24.5 s here and changes no other recorded run, but the nine
-	// bursts are then counted and fitted as nine waves: a decay of 0.84 a
-	// burst projects 24 waves for a storm that ended after three (as the
-	// combined log of openai-radate3-fixed10 already projects 45 for 8).
-	// The waves must be told from their comb's bursts first.
-	"openai-ra4-fixed12-max3-short/combined/period": "combined log alone: a three-wave storm of four-attempt combs on whole seconds is too short for the ACF, and three waves with comb bursts beside them are no burst-grid evidence until the comb's bursts stop counting as waves",
 }
 
 // recordedTruths lists the recordings' truth files in name order. Under

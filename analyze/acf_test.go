@@ -1390,9 +1390,12 @@ func TestFoldCombBursts(t *testing.T) {
 		size         int64
 	}
 	tests := []struct {
-		name   string
-		bursts []burst
-		period float64
+		name            string
+		bursts          []burst
+		period, spacing float64
+		// tol is how far from whole spacings a comb burst may sit: 1.5 s
+		// on whole-second stamps, 0.5 s elsewhere here.
+		tol float64
 		// judged is how many bursts the grid was judged on (0: all).
 		judged int
 		want   []wave
@@ -1400,19 +1403,27 @@ func TestFoldCombBursts(t *testing.T) {
 		{"two waves of three attempts 3 s apart, each attempt a burst", []burst{
 			{0, 0, 300, true, false}, {3, 0, 293, false, true}, {6, 0, 293, false, true},
 			{16, 0, 208, true, false}, {19, 0, 201, false, true}, {22, 1, 201, false, true},
-		}, 16, 0, []wave{{0, 6, 886}, {16, 7, 610}}},
+		}, 16, 3, 0.5, 0, []wave{{0, 6, 886}, {16, 7, 610}}},
+		{"whole seconds, a comb of four attempts half a period long: the last retry is nearer the next wave, but follows its own", []burst{
+			{0, 0, 60, true, false}, {4, 0, 53, false, true}, {8, 0, 50, false, true}, {12, 0, 48, false, true},
+			{24, 0, 36, true, false}, {29, 0, 27, false, true}, {33, 0, 24, false, true}, {37, 0, 19, false, true},
+			{49, 0, 10, true, false},
+		}, 24.5, 4, 1.5, 0, []wave{{0, 12, 211}, {24, 13, 106}, {49, 0, 10}}},
 		{"a stray stays a burst of its own", []burst{
 			{0, 0, 60, true, false}, {4, 0, 53, false, true}, {11, 0, 5, false, false}, {24, 0, 36, true, false},
-		}, 24, 0, []wave{{0, 4, 113}, {11, 0, 5}, {24, 0, 36}}},
+		}, 24, 4, 0.5, 0, []wave{{0, 4, 113}, {11, 0, 5}, {24, 0, 36}}},
 		{"a wave's first attempts before its grid point, where the grid runs through its retries", []burst{
 			{0, 0, 40, false, true}, {3, 1, 35, true, false}, {16, 0, 30, false, true}, {19, 1, 25, true, false},
-		}, 16, 0, []wave{{0, 4, 75}, {16, 4, 55}}},
-		{"a comb burst half a period or more from every wave on the grid stays apart", []burst{
+		}, 16, 3.5, 0.5, 0, []wave{{0, 4, 75}, {16, 4, 55}}},
+		{"a comb burst a period from the waves either side stays apart", []burst{
 			{0, 0, 50, true, false}, {30, 0, 20, false, true}, {60, 0, 30, true, false},
-		}, 30, 0, []wave{{0, 0, 50}, {30, 0, 20}, {60, 0, 30}}},
+		}, 30, 7, 0.5, 0, []wave{{0, 0, 50}, {30, 0, 20}, {60, 0, 30}}},
+		{"a burst at whole spacings past half a period from the wave before it is the next wave, not a retry", []burst{
+			{0, 0, 300, true, false}, {13.5, 0, 25, false, true},
+		}, 15, 1.5, 0.5, 0, []wave{{0, 0, 300}, {13.5, 0, 25}}},
 		{"a wave added past the judged ones stays as it is", []burst{
 			{0, 0, 50, true, false}, {2, 0, 40, false, true}, {10, 0, 30, true, false}, {20, 0, 8, false, false},
-		}, 10, 3, []wave{{0, 2, 90}, {10, 0, 30}, {20, 0, 8}}},
+		}, 10, 2, 0.5, 3, []wave{{0, 2, 90}, {10, 0, 30}, {20, 0, 8}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1427,7 +1438,7 @@ func TestFoldCombBursts(t *testing.T) {
 					on, comb = append(on, b.on), append(comb, b.comb)
 				}
 			}
-			got := foldCombBursts(waves, centres, on, comb, tc.period)
+			got := foldCombBursts(waves, centres, on, comb, tc.period, tc.spacing, 1, tc.tol)
 			if len(got) != len(tc.want) {
 				t.Fatalf("got %d waves, want %d: %+v", len(got), len(tc.want), got)
 			}

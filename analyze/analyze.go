@@ -420,6 +420,9 @@ func (w *Waves) periodEvidence() string {
 		case w.MidwayError > 0 && w.GridChance != nil:
 			three = fmt.Sprintf(", the middle one as close to halfway between the others as only %s of places between them would put bursts at random times,", pct(*w.GridChance))
 		}
+		if w.CombBursts > 0 {
+			return fmt.Sprintf("all %d waves on its grid, the %d other bursts their retries %s apart, while the ACF, %s, is under the shuffled-data threshold of %s that a series of %d bins sets", w.OnGrid, w.CombBursts, secs(w.IntraWaveSpacing), acf, thr, w.Bins)
+		}
 		return fmt.Sprintf("all %d bursts on its grid%s while the ACF, %s, is under the shuffled-data threshold of %s that a series of %d bins sets", w.OnGrid, three, acf, thr, w.Bins)
 	}
 	return fmt.Sprintf("ACF %s, %s x the shuffled-data threshold", num(w.ACF), num(w.Significance))

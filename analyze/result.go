@@ -361,6 +361,9 @@ type Waves struct {
 	// IntraWaveSpacing is a shorter repeat inside each wave (a retry-after
 	// comb), 0 when none.
 	IntraWaveSpacing float64 `json:"intra_wave_spacing_s,omitempty"`
+	// CombBursts is how many bursts off the grid the comb explains as
+	// retries of a wave on it, each folded into its wave in Waves.
+	CombBursts int `json:"comb_bursts,omitempty"`
 	// IntraWaveSeries names the series the spacing was found on when it is
 	// not Series: the period is judged on call starts, which hold one
 	// arrival per call, and the comb shows only in the attempts.

@@ -1262,6 +1262,9 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		// Every burst is on the grid, or at one offset from it with as
 		// many waves: each wave's retry, a second grid beside the first.
 		allOnGrids := onGrid == len(centres)
+		// Every burst off the grid is a retry of a wave on it, a whole
+		// number of spacings of a comb the waves repeat.
+		combed := pr.intraSpacing > 0 && len(strayIdx) == 0 && onGrid < len(centres)
 		if shared && len(strayIdx) >= minRepeats {
 			// Retries at one offset from every wave are a grid of their
 			// own, as a comb of two attempts makes: structure, not bursts
@@ -1297,23 +1300,27 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 			// place is where the grid puts it (stream 8024, trace 121: a
 			// storm's first, second and fourth waves on the grid, the
 			// third's two attempts merged into a burst off it).
-			gridCentres, gridErrs := onGridOnly(centres, members), onGridOnly(centreErrs, members)
-			share := gridShare(gridCentres, w.BestLag)
-			if offset, stdErr := midwayAt(gridCentres, gridErrs, seconds(bw), share); share > 0 && offset > maxMidwayErrors*stdErr {
+			if offset, stdErr, off := midwayOffGrid(centres, centreErrs, members, w.BestLag, seconds(bw)); off {
 				w.Periodic, w.Rejected = false, rejectedUneven
 				w.MidwayOffset, w.MidwayError = offset, stdErr
 			}
 		}
 		if w.Periodic {
 			w.PeriodEvidence = evidenceACF
-		} else if pr.acf <= pr.threshold && pr.acf > weakGridACFShare*pr.threshold && onGrid-clumps >= minGridOnly && allOnGrids && sharp && apart && inRow && !grows &&
-			(pr.acf > gridACFShare*pr.threshold || shrinksAsStorm(w.Waves, members)) {
+		} else if pr.acf <= pr.threshold && pr.acf > weakGridACFShare*pr.threshold && sharp && apart && inRow && !grows &&
+			((onGrid-clumps >= minGridOnly && allOnGrids && (pr.acf > gridACFShare*pr.threshold || shrinksAsStorm(w.Waves, members))) ||
+				(combed && onGrid-clumps >= minRepeats && len(centres)-clumps >= minGridOnly && shrinksAsStorm(w.Waves, members) && midwayOnGrid(centres, centreErrs, members, w.BestLag, seconds(bw)))) {
 			// A short series (a few waves stamped to the whole second)
 			// gives the shuffled-bin test little room: its threshold is
 			// high, and a period that is not a whole number of bins splits
 			// the ACF's peak between two lags. Every burst keeping to one
 			// grid (or to it and its retries' grid) is evidence of its own
-			// there.
+			// there. So are three waves of a storm whose every other burst
+			// is their retry comb, at whole spacings the waves repeat:
+			// nine bursts of three four-attempt waves over 54 whole seconds
+			// leave the ACF at 0.85 of its threshold (the combined log of
+			// the recording openai-ra4-fixed12-max3-short). Three waves
+			// still need their middle where the period puts it.
 			w.Periodic, w.PeriodEvidence = true, evidenceGrid
 		} else if lag, on, ok := burstGridPeriod(centres, seconds(bw), w.MinLag); ok {
 			// The ACF's lag is no period, yet every burst keeps to a grid
@@ -1476,8 +1483,8 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		// The comb's attempts that stand apart as bursts of their own are
 		// their wave's retries: a wave is counted, sized and fitted whole,
 		// as where its attempts run together.
-		comb := combBursts(centres, w.Waves, periodMembers, w.Period, w.IntraWaveSpacing, seconds(bw))
-		w.Waves = foldCombBursts(w.Waves, centres, periodMembers, comb, w.Period)
+		folded := foldComb(centres, w.Waves, periodMembers, w.Period, w.IntraWaveSpacing, seconds(bw))
+		w.CombBursts, w.Waves = len(w.Waves)-len(folded), folded
 	}
 	w.ACFCurve, w.ACFLagStep = acfCurve(pr, w.Period/seconds(bw), bw)
 	countWaveAttempts(j, w.Waves)
@@ -2532,33 +2539,55 @@ func combReach(waves []Wave, onGrid []bool, comb, binWidth float64) (step, tol f
 	return step, tol
 }
 
-// combBursts marks the bursts off the grid that the retry comb explains:
-// attempts of a wave on the grid, standing apart from its first.
-func combBursts(centresNs []float64, waves []Wave, onGrid []bool, period, comb, binWidth float64) []bool {
+// foldComb is foldCombBursts over the bursts off the grid that the retry
+// comb explains (combExplains): attempts of a wave on the grid, standing
+// apart from its first.
+func foldComb(centresNs []float64, waves []Wave, onGrid []bool, period, comb, binWidth float64) []Wave {
 	step, tol := combReach(waves, onGrid, comb, binWidth)
-	out := make([]bool, len(waves))
+	explained := make([]bool, len(onGrid))
 	for i := range onGrid {
-		out[i] = !onGrid[i] && combExplains(centresNs, waves, onGrid, i, period, comb, step, tol, binWidth)
+		explained[i] = !onGrid[i] && combExplains(centresNs, waves, onGrid, i, period, comb, step, tol, binWidth)
 	}
-	return out
+	return foldCombBursts(waves, centresNs, onGrid, explained, period, comb, step, tol)
 }
 
-// foldCombBursts makes each wave on the grid one wave with the comb's
-// bursts nearest it, within half a period: its start the earliest, its
-// window reaching to the latest's end, its size theirs added up. Other
-// bursts, and waves added after the grid was judged, stay as they are.
-func foldCombBursts(waves []Wave, centresNs []float64, onGrid, comb []bool, period float64) []Wave {
+// foldCombBursts makes each wave on the grid one wave with its comb's
+// bursts: its start the earliest, its window reaching to the latest's
+// end, its size theirs added up. A comb burst is the retries of the wave
+// on the grid before it when it follows that wave's centre by whole steps
+// of the spacing (within tol), and else the first attempts of the wave
+// after it, where the grid runs through the retries; either way within
+// half a period (and tol), as far as a wave's attempts reach before they
+// would run into the next wave. Other bursts, and waves added after the
+// grid was judged, stay as they are.
+func foldCombBursts(waves []Wave, centresNs []float64, onGrid, comb []bool, period, spacing, step, tol float64) []Wave {
+	// steps reports whether d seconds is a whole number (at least one) of
+	// steps of the spacing, within a wave's reach.
+	steps := func(d float64) bool {
+		k := math.Round(d / (step * spacing))
+		return k >= 1 && d <= period/2+tol && math.Abs(d-k*step*spacing) <= tol
+	}
 	owner := make([]int, len(waves))
 	for i := range waves {
 		owner[i] = -1
 		if i >= len(comb) || !comb[i] {
 			continue
 		}
-		nearest := period / 2
+		before, after := -1, -1
 		for g, on := range onGrid {
-			if d := math.Abs(centresNs[i]-centresNs[g]) / 1e9; on && d < nearest {
-				owner[i], nearest = g, d
+			switch {
+			case !on:
+			case centresNs[g] <= centresNs[i]:
+				before = g
+			case after < 0:
+				after = g
 			}
+		}
+		switch {
+		case before >= 0 && steps((centresNs[i]-centresNs[before])/1e9):
+			owner[i] = before
+		case after >= 0 && steps((centresNs[after]-centresNs[i])/1e9):
+			owner[i] = after
 		}
 	}
 	var out []Wave
@@ -4326,6 +4355,27 @@ func gridShare(centresNs []float64, period float64) float64 {
 		return 0
 	}
 	return k / m
+}
+
+// midwayOffGrid reports whether the middle of three bursts on the grid
+// sits further from where the period puts it than maxMidwayErrors
+// standard errors, with the offset and its error; with more or fewer
+// bursts on the grid, off is false.
+func midwayOffGrid(centresNs, errsNs []float64, onGrid []bool, period, binWidth float64) (offset, stdErr float64, off bool) {
+	gridCentres, gridErrs := onGridOnly(centresNs, onGrid), onGridOnly(errsNs, onGrid)
+	if len(gridCentres) != minRepeats {
+		return 0, 0, false
+	}
+	share := gridShare(gridCentres, period)
+	offset, stdErr = midwayAt(gridCentres, gridErrs, binWidth, share)
+	return offset, stdErr, share > 0 && offset > maxMidwayErrors*stdErr
+}
+
+// midwayOnGrid reports whether more than three bursts are on the grid, or
+// the middle of three sits where the period puts it.
+func midwayOnGrid(centresNs, errsNs []float64, onGrid []bool, period, binWidth float64) bool {
+	_, _, off := midwayOffGrid(centresNs, errsNs, onGrid, period, binWidth)
+	return !off
 }
 
 // onGridOnly is the values of the bursts on the grid, in order.

@@ -482,7 +482,11 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 		method = append(method, fact{"autocorrelation at period", fmt.Sprintf("%s (shuffled 99th percentile %s, %s× significance)",
 			fixed(w.ACF, 2), fixed(w.Threshold, 2), factor(w.Significance))})
 		if w.PeriodEvidence == "burst grid" {
-			method = append(method, fact{"evidence", fmt.Sprintf("all %d bursts on one grid; the autocorrelation of %s bins alone is under its threshold", w.OnGrid, count(int64(w.Bins)))})
+			evidence := fmt.Sprintf("all %d bursts on one grid", w.OnGrid)
+			if w.CombBursts > 0 {
+				evidence = fmt.Sprintf("all %d waves on one grid, the %d other bursts their retry comb", w.OnGrid, w.CombBursts)
+			}
+			method = append(method, fact{"evidence", evidence + fmt.Sprintf("; the autocorrelation of %s bins alone is under its threshold", count(int64(w.Bins)))})
 		}
 		switch {
 		case w.GridChance != nil && w.MidwayError > 0 && w.NextWaveChance != nil:
