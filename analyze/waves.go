@@ -1287,19 +1287,17 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		if w.Periodic && onGrid == minRepeats && stormWaves(w.Waves, members) == minRepeats {
 			// Three bursts on the grid make the period alone, and the
 			// grid's tolerance lets the middle one sit a few per cent of
-			// the period from halfway. A fixed delay puts it there to
-			// within the waves' own spread; bursts at random times seldom
-			// land that close, and with bursts off the grid to choose
-			// from, some three of them often line up that loosely
-			// (stream 8044, trace 254: three of five random bursts 297 s
-			// apart, the middle 34 standard errors off). A burst of a few
-			// calls is not asked: it may be a fragment of its wave over
-			// the background, its centre off the wave's by more than its
-			// own spread says.
-			// The three need not be in consecutive periods: the middle's
-			// place is where the grid puts it (stream 8024, trace 121: a
-			// storm's first, second and fourth waves on the grid, the
-			// third's two attempts merged into a burst off it).
+			// the period from its place: halfway, or wherever the grid
+			// puts it when the three are not in consecutive periods
+			// (stream 8024, trace 121: a storm's first, second and fourth
+			// waves). A fixed delay puts it there to within the waves' own
+			// spread; bursts at random times seldom land that close, and
+			// with bursts off the grid to choose from, some three of them
+			// often line up that loosely (stream 8044, trace 254: three of
+			// five random bursts 297 s apart, the middle 34 standard
+			// errors off). A burst of a few calls is not asked: it may be
+			// a fragment of its wave over the background, its centre off
+			// the wave's by more than its own spread says.
 			if offset, stdErr, off := midwayOffGrid(centres, centreErrs, members, w.BestLag, seconds(bw)); off {
 				w.Periodic, w.Rejected = false, rejectedUneven
 				w.MidwayOffset, w.MidwayError = offset, stdErr
