@@ -188,14 +188,6 @@ var knownMisses = map[string]string{
 	"boto-standard-fixed14/sdk/recovered throttles":       "botocore standard debug log: the outcome of an attempt at the limit is not logged",
 	"boto-standard-fixed12-caddy/sdk/throttled":           "botocore standard debug log: the outcome of an attempt at the limit is not logged",
 	"boto-standard-fixed12-caddy/sdk/recovered throttles": "botocore standard debug log: the outcome of an attempt at the limit is not logged",
-	// The access log alone, whole seconds: three bursts of first attempts
-	// (60, 41, 21) 18.1 and 18.8 s apart, the ACF at 0.98 of its shuffled
-	// threshold, the middle's place as close in about 4% of places (1% is
-	// allowed to three bursts alone) and nothing where a fourth wave would
-	// be due. The same log measures a fixed 9.3 s requeue and 3.06 s SDK
-	// retries, which add up to the spacing, but measured delays are no
-	// evidence for a period yet.
-	"anthropic-ra3-fixed9-max3-short/access/period": "access log alone: three whole-second bursts of first attempts, the ACF just under its threshold and the middle's place too coarse alone; the delays that add up to the spacing are not yet used as evidence",
 }
 
 // recordedTruths lists the recordings' truth files in name order. Under

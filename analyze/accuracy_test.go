@@ -528,6 +528,8 @@ func TestAccuracyCases(t *testing.T) {
 		{"two attempts 6 s apart, whole seconds: the first, second and fourth waves on a 21.4 s grid, the third's attempts merged off it", 8024, 121},
 		{"four attempts 28.8 s apart merged into 87 s waves, the fourth wave 31 s wide: its start keeps to the grid, its centre does not", 8084, 157},
 		{"three attempts 7 s apart, whole seconds: a fourth wave of 10 calls, 4 s wide beside waves of 14 s, starting on the grid", 8053, 212},
+		{"one attempt, whole seconds: three waves 7.5 s apart under an ACF at 0.78 of its threshold, every task back 7.5 s after its last try", 8046, 120},
+		{"one attempt, whole seconds: three waves 82.5 s apart, the ACF just short of its threshold, every task back 82.5 s after its last try", 12002, 131},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

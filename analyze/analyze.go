@@ -417,6 +417,10 @@ func (w *Waves) periodEvidence() string {
 		case w.MidwayError > 0 && w.GridChance != nil && w.NextWaveChance != nil:
 			three = fmt.Sprintf(", the middle one as close to halfway between the others as %s of places between them would put bursts at random times, and %d arrivals where the grid puts the next wave against %s from background, as many as background alone brings in %s of tries (both together: %s),",
 				pct(w.MidwayChance), w.NextWaveArrivals, num(w.NextWaveExpected), pct(*w.NextWaveChance), pct(*w.GridChance))
+		case w.MidwayError > 0 && w.GridChance != nil && w.TaskRhythm != nil:
+			r := w.TaskRhythm
+			three = fmt.Sprintf(", the middle one as close to halfway between the others as %s of places between them would put bursts at random times, and the tasks' queue attempts coming back %s apart (%s to %s, %d gaps), as close to the period as %s of spacings would come (both together: %s),",
+				pct(w.MidwayChance), secs(r.Spacing), secs(r.Low), secs(r.High), r.Gaps, pct(r.Chance), pct(*w.GridChance))
 		case w.MidwayError > 0 && w.GridChance != nil:
 			three = fmt.Sprintf(", the middle one as close to halfway between the others as only %s of places between them would put bursts at random times,", pct(*w.GridChance))
 		}

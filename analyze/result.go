@@ -7,7 +7,7 @@ import "time"
 
 // SchemaVersion is the version of the JSON result schema (docs/result-schema.md).
 // Bump the minor for additions, the major for renames or removals.
-const SchemaVersion = "1.19"
+const SchemaVersion = "1.20"
 
 // Result is everything stampede concludes about one incident.
 type Result struct {
@@ -343,6 +343,12 @@ type Waves struct {
 	NextWaveArrivals int      `json:"next_wave_arrivals,omitempty"`
 	NextWaveExpected float64  `json:"next_wave_expected,omitempty"`
 	NextWaveChance   *float64 `json:"next_wave_chance,omitempty"`
+	// TaskRhythm is, where MidwayChance alone was over 1% and the tasks'
+	// queue attempts came back at one spacing that the period matches, that
+	// spacing. GridChance is then how often the middle's place and a
+	// spacing as close come about together by chance, held to the burst
+	// grid's MaxGridChance.
+	TaskRhythm *TaskRhythm `json:"task_rhythm,omitempty"`
 	// GridChance is the share of random placements of the bursts on the
 	// grid and off it that line up as well; set when bursts off the grid
 	// made it worth asking, or, for a period of three bursts and no more,
@@ -449,6 +455,21 @@ type Waves struct {
 	// Interactive is the impact on interactive traffic; absent when the
 	// log has no interactive attempts or no waves.
 	Interactive *InteractiveImpact `json:"interactive,omitempty"`
+}
+
+// TaskRhythm is how far apart the tasks' queue attempts began: from each
+// failed queue attempt's start to the start of the task's next one.
+type TaskRhythm struct {
+	// Spacing is the mean of the gaps between Low and High, their 10th
+	// and 90th percentiles.
+	Spacing float64 `json:"spacing_s"`
+	Low     float64 `json:"p10_s"`
+	High    float64 `json:"p90_s"`
+	Gaps    int     `json:"gaps"`
+	// Chance is the share of the spacings bursts at random times could
+	// have (from the minimum lag to half the series) that land as close
+	// to Spacing: within 3% of the period, or a bin.
+	Chance float64 `json:"chance"`
 }
 
 // Wave is one burst of retries that arrived together.

@@ -853,8 +853,11 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 	var delays sync.WaitGroup
 	var measured []DelayStats
 	var pastRetryAfter DelayStats
+	var rhythm taskRhythm
+	var rhythmOne bool
 	goOrNow(&delays, func() {
 		measured, pastRetryAfter = measureDelays(j)
+		rhythm, rhythmOne = measureTaskRhythm(j, rhythmResolution(j))
 		// Past the series, only the delays walk the attempt groups (the
 		// runners' wave searches join their own): they go back as soon
 		// as the delays are measured, while the series is searched.
@@ -1388,6 +1391,24 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 						chance, bar = bothByChance(midwayShare, tail), maxBurstGridChance
 					}
 				}
+				var rhythmChanceOf *float64
+				if storm && sharpOn && chance > bar {
+					// The tasks' own rhythm, where a fixed delay makes it
+					// one spacing, names the period before the bursts are
+					// looked at: bursts at random times keep to it only
+					// as often as their spacing lands that close to it,
+					// independent of where the middle one lands.
+					delays.Wait()
+					tol := max(periodTolerance*period, seconds(bw))
+					if rhythmOne && math.Abs(period-rhythm.spacing) <= tol {
+						share := rhythmChance(tol, w.MinLag, float64(len(b.counts))*seconds(bw))
+						if both := bothByChance(midwayShare, share); both <= maxBurstGridChance {
+							rhythmChanceOf = &share
+							chance, bar = both, maxBurstGridChance
+							nextChance = nil
+						}
+					}
+				}
 				if storm && sharpOn && noneWiderThan(w.Waves, period) && offset <= maxMidwayErrors*stdErr && chance <= bar {
 					w.Periodic, w.PeriodEvidence, w.Rejected = true, evidenceGrid, ""
 					onPeriod = on
@@ -1395,6 +1416,9 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 					w.MidwayOffset, w.MidwayError, w.MidwayChance = offset, stdErr, midwayShare
 					if nextChance != nil {
 						w.NextWaveArrivals, w.NextWaveExpected, w.NextWaveChance = len(next), expected, nextChance
+					}
+					if rhythmChanceOf != nil {
+						w.TaskRhythm = &TaskRhythm{Spacing: rhythm.spacing, Low: rhythm.low, High: rhythm.high, Gaps: rhythm.n, Chance: *rhythmChanceOf}
 					}
 					if math.Abs(float64(k)-pr.lag) > 1 {
 						// The ACF singled out another lag: the bursts

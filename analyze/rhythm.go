@@ -1,0 +1,85 @@
+package analyze
+
+import (
+	"math"
+	"sort"
+	"time"
+)
+
+// taskRhythm is how far apart a task's queue attempts began, measured from
+// each failed queue attempt's start to the start of the task's next one.
+// A job runner's fixed requeue delay after SDK calls that fail the same
+// way every time (the same retries, each after the same retry-after) makes
+// that one spacing for every task, and tasks that failed together come
+// back together at it: the period a storm's waves keep, measured on the
+// tasks themselves instead of on the bursts.
+type taskRhythm struct {
+	// spacing is the mean of the gaps between the 10th and 90th
+	// percentiles, low and high those percentiles, in seconds.
+	spacing, low, high float64
+	n                  int
+}
+
+// minRhythmGaps is the fewest gaps a rhythm is read from: ten puts a gap
+// on either side of the central 80%.
+const minRhythmGaps = 10
+
+// measureTaskRhythm measures the tasks' rhythm, and says whether it is one
+// spacing: its central 80% within periodTolerance of it of each other,
+// plus the resolution the starts are known to (a second where they come
+// from whole-second stamps). Jitter in the requeue delay, or in the SDK's
+// backoff, spreads the gaps wider.
+func measureTaskRhythm(j *joins, resolution float64) (taskRhythm, bool) {
+	var gaps []float64
+	for ti := range j.tasks {
+		qas := j.queueAttemptsOf(&j.tasks[ti])
+		for k := 1; k < len(qas); k++ {
+			prev, next := j.queueAttempt(qas[k-1]), j.queueAttempt(qas[k])
+			if prev.failed {
+				gaps = append(gaps, seconds(next.start-prev.start))
+			}
+		}
+	}
+	if len(gaps) < minRhythmGaps {
+		return taskRhythm{}, false
+	}
+	sort.Float64s(gaps)
+	r := taskRhythm{low: percentileSorted(gaps, 0.1), high: percentileSorted(gaps, 0.9), n: len(gaps)}
+	var sum float64
+	var in int
+	for _, g := range gaps {
+		if g >= r.low && g <= r.high {
+			sum += g
+			in++
+		}
+	}
+	r.spacing = sum / float64(in)
+	return r, r.spacing > 0 && r.high-r.low <= periodTolerance*r.spacing+resolution
+}
+
+// rhythmChance is how often bursts at random times would space three of
+// them (the outer two twice the spacing apart) within tol of a spacing
+// named before they were looked at: the share of spacings from minLag to
+// half the series that tol either side of it covers.
+func rhythmChance(tol, minLag, span float64) float64 {
+	room := span/2 - minLag
+	if room <= 0 {
+		return 1
+	}
+	return math.Min(1, 2*tol/room)
+}
+
+// rhythmResolution is how finely the queue attempts' starts are known: to
+// the second where they come from whole-second stamps, as they are or less
+// a logged request time.
+func rhythmResolution(j *joins) float64 {
+	if !j.callsFromLog && wholeSecondAttempts(j) {
+		return 1
+	}
+	for q := range j.queueAttemptCount() {
+		if j.queueAttempt(int32(q)).start%int64(time.Second) != 0 {
+			return 0
+		}
+	}
+	return 1
+}
