@@ -451,7 +451,11 @@ func decompositionChecks(truth *recordedTruth, mix inputMix, w analyze.Waves) []
 	out = append(out, recordedCheck{name: "requeue delay", ok: requeue != nil && math.Abs(requeue.Delay-truth.Config.RequeueDelay) <= tol,
 		got: got, truth: fmt.Sprintf("%.2f s", truth.Config.RequeueDelay)})
 	if requeue != nil {
-		fixed := strings.Contains(requeue.Text, "(fixed")
+		// The requeue's own label follows its delay; the text goes on to
+		// the SDK's delays, which carry labels of their own.
+		_, label, _ := strings.Cut(requeue.Text, "requeue delay")
+		_, label, _ = strings.Cut(label, "(")
+		fixed := strings.HasPrefix(label, "fixed")
 		want := truth.Config.RequeueJitter == "none"
 		out = append(out, recordedCheck{name: "requeue fixed", ok: fixed == want, got: fmt.Sprint(fixed), truth: fmt.Sprint(want)})
 	}
