@@ -148,6 +148,19 @@ func TestRefinePeriodSkipsStrayBursts(t *testing.T) {
 	}
 }
 
+// TestRefinePeriodLeavesFewestPeriodsEmpty: the first wave's calls retried
+// 1.3 s longer than the later waves' (botocore's retry quota ran out
+// during it), so the first gap is long. A grid through the first wave
+// holds as many waves as one through the later three, but skips the
+// second: the later three's is the storm's (boto-standard-fixed9-short).
+func TestRefinePeriodLeavesFewestPeriodsEmpty(t *testing.T) {
+	c := []float64{35.67e9, 46.0e9, 55.1e9, 64.4e9}
+	_, onGrid, members := refinePeriodGrid(9.58, 0.1, c)
+	if want := []bool{false, true, true, true}; onGrid != 3 || !slices.Equal(members, want) {
+		t.Errorf("%d waves on the grid %v, want 3: %v", onGrid, members, want)
+	}
+}
+
 func TestFFTSize(t *testing.T) {
 	for n := 1; n < 5000; n++ {
 		m := fftSize(n)
@@ -897,10 +910,10 @@ func TestSharpWaves(t *testing.T) {
 	}
 	all := []bool{true, true, true}
 	tests := []struct {
-		name         string
-		waves        []Wave
-		period, comb float64
-		want         bool
+		name              string
+		waves             []Wave
+		period, comb, bin float64
+		want              bool
 	}{
 		{name: "narrow waves", waves: waves(1, 1.5, 1.2), period: 60, want: true},
 		{name: "wide waves of one width", waves: waves(16.7, 16.7, 16.9), period: 69, want: true},
@@ -911,10 +924,18 @@ func TestSharpWaves(t *testing.T) {
 		// the period: that leaves no lull before the next.
 		{name: "a burst filling most of the period", waves: waves(214, 537, 317), period: 668, comb: 241},
 		{name: "merged combs with lulls between", waves: waves(214, 250, 317), period: 668, comb: 241, want: true},
+		// A requeue jittered by 10% spreads a 15 s storm's later waves
+		// over 1.6 s; stamps to the second read them a bin wider.
+		{name: "jittered waves on whole-second stamps", waves: waves(0.14, 2.13, 2.19), period: 15.25, bin: 1, want: true},
+		{name: "the same widths on millisecond stamps", waves: waves(0.14, 2.13, 2.19), period: 15.25},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := sharpWaves(tc.waves, all, tc.period, tc.comb, 0.1); got != tc.want {
+			bin := tc.bin
+			if bin == 0 {
+				bin = 0.1
+			}
+			if got := sharpWaves(tc.waves, all, tc.period, tc.comb, bin); got != tc.want {
 				t.Errorf("sharp %v, want %v", got, tc.want)
 			}
 		})

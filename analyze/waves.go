@@ -1901,9 +1901,15 @@ func refinePeriodGrid(acfPeriod, binWidth float64, centresNs []float64) (float64
 				continue
 			}
 			cx, cy, idx := gridChain(centresNs, a, used, acfPeriod, tol)
+			// Of two grids holding as many waves, the one leaving fewer
+			// periods empty: a first wave whose calls retried longer than
+			// the later ones' (a client's retry quota running out) sits
+			// off the grid they keep, and a grid through it skips the
+			// wave after.
+			longer := len(cx) > len(bx) || (len(cx) == len(bx) && len(cx) > 0 && cx[len(cx)-1] < bx[len(bx)-1])
 			// A phase slip happens at one time: a further segment lies
 			// wholly before or after the ones found, never among them.
-			if len(cx) > len(bx) && !overlapsSegments(cy, segs) {
+			if longer && !overlapsSegments(cy, segs) {
 				bx, by, members = cx, cy, idx
 			}
 		}
@@ -2728,8 +2734,11 @@ func sharpWaves(waves []Wave, onGrid []bool, period, comb, binWidth float64) boo
 		return false
 	}
 	// A burst filling most of the period leaves no lull before the next:
-	// a comb wide enough to excuse that is bursts run together.
-	narrow := widths[len(widths)/2] <= period/8+comb && widths[len(widths)-1] <= 2*period/3
+	// a comb wide enough to excuse that is bursts run together. Stamps to
+	// the bin read a wave up to a bin wider than it was: a requeue
+	// jittered by 10% spreads a 15 s storm's waves over 1.6 s, which
+	// whole-second stamps put over 2 s (openai-ra3-pct10-9-short).
+	narrow := widths[len(widths)/2] <= period/8+comb+binWidth && widths[len(widths)-1] <= 2*period/3
 	return narrow || widths[len(widths)-1] <= 2*widths[0]
 }
 
