@@ -130,6 +130,9 @@ func amplify(j *joins) Amplification {
 			ls.Mean = 1
 			ls.Method = methodNoCalls
 			ls.CapEvidence = "no per-call attempt counts: cap cannot be judged"
+			// A task id alone does not say which of a task's attempts
+			// are one call's retries and which a new queue attempt.
+			a.UnsplitTaskAttempts = j.tally.taskAttempts
 		}
 		if wireMax > 0 {
 			ls.Capped, ls.Cap = true, int64(wireMax)

@@ -225,7 +225,11 @@ func findings(r *Result) []string {
 		out = append(out, rc.Explanation[0])
 	}
 	if a := r.Amplification; len(a.Layers) == 1 && a.Layers[0].Method == methodNoCalls {
-		out = append(out, "Amplification could not be measured: the logs carry no call id, attempt number or task id.")
+		if n := a.UnsplitTaskAttempts; n > 0 {
+			out = append(out, fmt.Sprintf("Amplification could not be measured: %s attempts carry a task id, but no call id or attempt number, so a task's attempts cannot be split into calls and queue attempts.", count(n)))
+		} else {
+			out = append(out, "Amplification could not be measured: the logs carry no call id, attempt number or task id.")
+		}
 	} else if len(a.Layers) > 0 && a.Product > 0 {
 		est := ""
 		if !a.Exact {

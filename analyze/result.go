@@ -213,6 +213,10 @@ type Amplification struct {
 	Billed int64 `json:"billed"`
 	// Exact is true when every layer was measured through join keys.
 	Exact bool `json:"exact"`
+	// UnsplitTaskAttempts is, when no call could be identified, how many
+	// attempts carry a task id all the same: with no call id or attempt
+	// number beside it, a task's attempts cannot be split into calls.
+	UnsplitTaskAttempts int64 `json:"unsplit_task_attempts,omitempty"`
 }
 
 // LayerStats describes one retry layer's multiplication.
