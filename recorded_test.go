@@ -196,6 +196,27 @@ var knownMisses = map[string]string{
 	// requeue delay takes over from the retry-after, is inside the stamps'
 	// second, and the third wave's 12 calls land a second from where a
 	// 5.26 s storm's seventh would.
+	// botocore standard mode spends a client-wide retry quota: the first
+	// wave's calls retried with backoff until it ran out, and the later
+	// waves' calls failed at once. So the first gap between wave centres
+	// is 10.3 s and the others 9.1 and 9.3 s: on millisecond stamps the
+	// first wave sits 0.75 s (8%) off the later waves' grid, a stray
+	// bursts at random times would explain as well (56% of tries). The
+	// debug log alone, whose attempts' outcomes are partly unlogged,
+	// finds three waves and only two on its grid; the combined log, with
+	// no class, finds two bursts over the interactive traffic.
+	"boto-standard-fixed9-short/calls/period":            "botocore's retry quota ran out during the first wave: its calls took 1.3 s longer than the later waves', so the first wave sits off their grid",
+	"boto-standard-fixed9-short/access+calls/period":     "botocore's retry quota ran out during the first wave: its calls took 1.3 s longer than the later waves', so the first wave sits off their grid",
+	"boto-standard-fixed9-short/access+calls+sdk/period": "botocore's retry quota ran out during the first wave: its calls took 1.3 s longer than the later waves', so the first wave sits off their grid",
+	"boto-standard-fixed9-short/sdk/period":              "botocore's retry quota ran out during the first wave: two of three waves on the grid",
+	"boto-standard-fixed9-short/sdk/throttled":           "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	"boto-standard-fixed9-short/sdk/recovered throttles": "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	"boto-standard-fixed9-short/combined/period":         "combined log alone: no class, and the third and fourth waves (16 and 7 calls) do not stand out of the interactive traffic",
+	// The harness's $msec log_format carries openai-node's and the
+	// Anthropic SDK's retry count, which botocore does not send: only the
+	// task id is left, and a task id alone does not split a task's
+	// attempts into calls (the report says so).
+	"boto-standard-fixed9-short/msec/requeue delay":   "the $msec log of a botocore client has a task id but no call id or attempt number: no calls, so no requeue delay",
 	"anthropic-ra5-fixed6-max2-short/combined/period": "combined log alone: a comb of three attempts a third of the period apart reads as a storm at the comb's spacing to within the whole-second stamps",
 }
 
