@@ -198,16 +198,11 @@ var knownMisses = map[string]string{
 	// 5.26 s storm's seventh would.
 	// botocore standard mode spends a client-wide retry quota: the first
 	// wave's calls retried with backoff until it ran out, and the later
-	// waves' calls failed at once. So the first gap between wave centres
-	// is 10.3 s and the others 9.1 and 9.3 s: on millisecond stamps the
-	// first wave sits 0.75 s (8%) off the later waves' grid, a stray
-	// bursts at random times would explain as well (56% of tries). The
+	// waves' calls failed at once. Where calls are logged, the first wave
+	// is told from a stray by its calls' length (herdRetriedLonger); the
 	// debug log alone, whose attempts' outcomes are partly unlogged,
-	// finds three waves and only two on its grid; the combined log, with
-	// no class, finds two bursts over the interactive traffic.
-	"boto-standard-fixed9-short/calls/period":            "botocore's retry quota ran out during the first wave: its calls took 1.3 s longer than the later waves', so the first wave sits off their grid",
-	"boto-standard-fixed9-short/access+calls/period":     "botocore's retry quota ran out during the first wave: its calls took 1.3 s longer than the later waves', so the first wave sits off their grid",
-	"boto-standard-fixed9-short/access+calls+sdk/period": "botocore's retry quota ran out during the first wave: its calls took 1.3 s longer than the later waves', so the first wave sits off their grid",
+	// finds three waves and only two on its grid, and the combined log,
+	// with no class, finds two bursts over the interactive traffic.
 	"boto-standard-fixed9-short/sdk/period":              "botocore's retry quota ran out during the first wave: two of three waves on the grid",
 	"boto-standard-fixed9-short/sdk/throttled":           "botocore standard debug log: the outcome of an attempt at the limit is not logged",
 	"boto-standard-fixed9-short/sdk/recovered throttles": "botocore standard debug log: the outcome of an attempt at the limit is not logged",

@@ -357,6 +357,10 @@ func findings(r *Result) []string {
 		if w.IntraWaveSpacing > 0 {
 			s += fmt.Sprintf("; inside each wave retries repeat every %s", secs(w.IntraWaveSpacing))
 		}
+		if w.FirstWaveGap > 0 {
+			s += fmt.Sprintf("; the first wave came %s before the next on the grid, a period and %s, as its failed calls took %s longer than the later waves' (more retries before a client-wide retry quota ran out, or slower answers to the first wave's load)",
+				secs(w.FirstWaveGap), secs(w.FirstWaveGap-w.Period), secs(w.FirstWaveLonger))
+		}
 		out = append(out, s+".")
 	}
 	if s := interactiveFinding(&w); s != "" {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"github.com/stampede/stampede/timeline"
 )
 
 // taskRhythm is how far apart a task's queue attempts began, measured from
@@ -82,4 +84,83 @@ func rhythmResolution(j *joins) float64 {
 		}
 	}
 	return 1
+}
+
+// herdRetriedLonger reports whether the first burst, off the grid, is the
+// storm's first wave, whose failed calls took longer than the later
+// waves' did: a client-wide retry quota (botocore's and the AWS SDK v3's
+// standard mode) runs out during it, and the later waves' calls fail at
+// their first attempt (boto-standard-fixed9-short), or the endpoint
+// answers the whole herd more slowly than the waves after it (the
+// openai-node re-runs under testdata/recorded/whatif, 0.6 to 1.3 s
+// late). The first wave is then the largest, the first on
+// the grid follows it by more than a period and less than two, and its
+// failed calls lasted longer than those of the waves on the grid by as
+// much as that gap exceeds the period. Only calls of tasks are weighed:
+// a task's failed call is what the job runner sends again.
+func herdRetriedLonger(j *joins, centresNs []float64, waves []Wave, onGrid []bool, period, binWidth float64) (gap, longer float64, ok bool) {
+	if len(waves) == 0 || onGrid[0] || period <= 0 {
+		return 0, 0, false
+	}
+	first := -1
+	for g, on := range onGrid {
+		if !on {
+			continue
+		}
+		if first < 0 {
+			first = g
+		}
+		if waves[g].Size > waves[0].Size {
+			return 0, 0, false
+		}
+	}
+	tol := max(gridTolerance*period, 1.5*binWidth)
+	if first < 0 {
+		return 0, 0, false
+	}
+	gap = (centresNs[first] - centresNs[0]) / 1e9
+	excess := gap - period
+	if excess <= tol || excess >= period-tol {
+		return 0, 0, false
+	}
+	herd, ok := failedCallLength(j, waves[0])
+	if !ok {
+		return 0, 0, false
+	}
+	var later []float64
+	for g, on := range onGrid {
+		if on {
+			if d, ok := failedCallLength(j, waves[g]); ok {
+				later = append(later, d)
+			}
+		}
+	}
+	if len(later) < minRepeats-1 {
+		return 0, 0, false
+	}
+	longer = herd - percentile(later, 0.5)
+	if longer <= tol || math.Abs(longer-excess) > tol {
+		return 0, 0, false
+	}
+	return gap, longer, true
+}
+
+// failedCallLength is the mean length, in seconds, of the failed calls of
+// tasks that began in the wave's arrival window. The calls are in order of
+// their start (buildCalls).
+func failedCallLength(j *joins, w Wave) (float64, bool) {
+	from := w.Start.UnixNano()
+	to := from + int64(w.Width*1e9)
+	var sum float64
+	n := 0
+	for i := sort.Search(len(j.calls), func(i int) bool { return j.calls[i].start >= from }); i < len(j.calls) && j.calls[i].start <= to; i++ {
+		if c := &j.calls[i]; c.failed() && c.task != timeline.NoSym {
+			sum += seconds(c.end - c.start)
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / float64(n), true
 }

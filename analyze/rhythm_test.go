@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/stampede/stampede/timeline"
 )
 
 func TestMeasureTaskRhythm(t *testing.T) {
@@ -72,5 +74,64 @@ func TestRhythmChanceProperties(t *testing.T) {
 	}
 	if got := rhythmChance(1, 3, 39); math.Abs(got-2.0/16.5) > 1e-12 {
 		t.Errorf("rhythmChance(1, 3, 39) = %g, want 2/16.5", got)
+	}
+}
+
+func TestHerdRetriedLonger(t *testing.T) {
+	// Four waves: the first at 0 s, the rest on a 9.2 s grid from 10.3 s.
+	starts := []float64{0, 10.3, 19.5, 28.7}
+	waveAt := func(start float64, size int64) Wave {
+		return Wave{Start: time.Unix(0, int64(start*1e9)), Width: 0.5, Size: size}
+	}
+	task := timeline.Intern("task-1")
+	// calls puts n failed calls of the given length at the start of each
+	// wave, the first wave's lasting herd seconds and the others' later.
+	calls := func(herd, later float64, withTask bool) []callUnit {
+		var out []callUnit
+		for w, s := range starts {
+			length := later
+			if w == 0 {
+				length = herd
+			}
+			c := callUnit{start: int64(s * 1e9), end: int64((s + length) * 1e9), outcome: timeline.OutcomeThrottled}
+			if withTask {
+				c.task = task
+			}
+			out = append(out, c, c)
+		}
+		return out
+	}
+	tests := []struct {
+		name   string
+		calls  []callUnit
+		sizes  []int64
+		period float64
+		want   bool
+	}{
+		{"first wave's calls 1.2 s longer, its gap 1.1 s over the period", calls(1.3, 0.1, true), []int64{60, 35, 16, 7}, 9.2, true},
+		{"every wave's calls alike", calls(0.1, 0.1, true), []int64{60, 35, 16, 7}, 9.2, false},
+		{"longer, but by twice the gap's excess", calls(2.3, 0.1, true), []int64{60, 35, 16, 7}, 9.2, false},
+		{"a later wave larger than the first", calls(1.3, 0.1, true), []int64{30, 35, 16, 7}, 9.2, false},
+		{"calls of no task", calls(1.3, 0.1, false), []int64{60, 35, 16, 7}, 9.2, false},
+		// 10.3 s after it is more than two periods of 4.6 s.
+		{"the grid's first wave two periods on", calls(1.3, 0.1, true), []int64{60, 35, 16, 7}, 4.6, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var waves []Wave
+			var centres []float64
+			for w, s := range starts {
+				waves = append(waves, waveAt(s, tc.sizes[w]))
+				centres = append(centres, (s+0.25)*1e9)
+			}
+			j := &joins{calls: tc.calls}
+			gap, longer, ok := herdRetriedLonger(j, centres, waves, []bool{false, true, true, true}, tc.period, 0.1)
+			if ok != tc.want {
+				t.Fatalf("first wave excused = %v, want %v (gap %.2f s, calls %.2f s longer)", ok, tc.want, gap, longer)
+			}
+			if ok && (math.Abs(gap-10.3) > 1e-9 || math.Abs(longer-1.2) > 1e-9) {
+				t.Errorf("gap %.3f s, calls %.3f s longer; want 10.3 and 1.2", gap, longer)
+			}
+		})
 	}
 }

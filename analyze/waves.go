@@ -1186,6 +1186,13 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		// it; only bursts that are neither count against the period.
 		strayIdx, shared := strays(centres, w.Waves, members, w.BestLag, pr.intraSpacing*seconds(bw), seconds(bw))
 		strayIdx = dropTail(strayIdx, centres, w.Waves, members, w.BestLag)
+		w.FirstWaveGap, w.FirstWaveLonger = 0, 0
+		if len(strayIdx) > 0 && strayIdx[0] == 0 {
+			if gap, longer, ok := herdRetriedLonger(j, centres, w.Waves, members, w.BestLag, seconds(bw)); ok {
+				strayIdx = strayIdx[1:]
+				w.FirstWaveGap, w.FirstWaveLonger = gap, longer
+			}
+		}
 		stray := strayCount(strayIdx, shared)
 		// A wave's attempts merged into one burst span several of its
 		// comb's spacings: the ACF's, or the wire's fixed retry-after.
@@ -1530,6 +1537,10 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		w.Ended = true
 		w.ProjectedWaves, w.ProjectedWavesHigh = len(w.Waves), len(w.Waves)
 		w.ProjectedEnd = nil
+	}
+	if !w.Periodic {
+		// Only a period puts the first wave off its grid.
+		w.FirstWaveGap, w.FirstWaveLonger = 0, 0
 	}
 	delays.Wait()
 	w.Delays = measured

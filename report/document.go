@@ -509,6 +509,10 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 		if w.IntraWaveSpacing > 0 {
 			facts = append(facts, fact{"comb spacing inside waves", seconds(w.IntraWaveSpacing)})
 		}
+		if w.FirstWaveGap > 0 {
+			facts = append(facts, fact{"first wave, off the grid", fmt.Sprintf("%s before the next on it; its failed calls took %s longer than the later waves'",
+				seconds(w.FirstWaveGap), seconds(w.FirstWaveLonger))})
+		}
 		if w.DecayRatio > 0 {
 			decay := fmt.Sprintf("%s (R² %s)", fixed(w.DecayRatio, 2), fixed(w.DecayR2, 2))
 			if w.DecayHigh > 0 {
