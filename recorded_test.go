@@ -199,7 +199,7 @@ var knownMisses = map[string]string{
 	// botocore standard mode spends a client-wide retry quota: the first
 	// wave's calls retried with backoff until it ran out, and the later
 	// waves' calls failed at once. Where calls are logged, the first wave
-	// is told from a stray by its calls' length (herdRetriedLonger); the
+	// is told from a stray by its calls' length (firstWaveCallsDiffer); the
 	// debug log alone, whose attempts' outcomes are partly unlogged,
 	// finds three waves and only two on its grid, and the combined log,
 	// with no class, finds two bursts over the interactive traffic.
@@ -225,6 +225,17 @@ var knownMisses = map[string]string{
 	"bedrock-ra3-fixed8-short/msec/period":             "the AWS SDK's retry quota ran out in the first wave: its calls retried 6 s, the later waves' none, so the waves come 14.1, 8.0 and 8.1 s apart and no one period holds them",
 	"bedrock-ra3-fixed8-short/sdk/period":              "the AWS SDK's retry quota ran out in the first wave: its calls retried 6 s, the later waves' none, so the waves come 14.1, 8.0 and 8.1 s apart and no one period holds them",
 	"bedrock-ra3-fixed8-short/sdk/unseen rest":         "the AWS SDK's retry quota ran out in the first wave: its calls retried 6 s, the later waves' none, so the waves come 14.1, 8.0 and 8.1 s apart and no one period holds them",
+	// Retry-after as an HTTP date 2 s on: each retry waits until a whole
+	// second. The first wave's calls began 0.8 s into a second and took
+	// 0.73 s less than the later waves', which begin on whole seconds, so
+	// the first wave comes 0.73 s early. The SDK log's calls carry no
+	// task, so nothing tells it from a stray there, and the ACF stays at
+	// 0.96 of its threshold. The calls log alone measures the fixed 8.00 s
+	// requeue, but its failed calls, waiting until clock times, last 0.1
+	// to 4.1 s, and do not split the period into requeue + 2 × 2 s.
+	"anthropic-radate2-fixed8-short/sdk/period":            "SDK log alone: the first wave comes 0.73 s early (its calls waited to whole seconds less) and its calls carry no task to show why",
+	"anthropic-radate2-fixed8-short/calls/requeue delay":   "calls log alone: failed calls waiting until clock times last 0.1 to 4.1 s, so the period is not split into requeue + 2 × 2 s",
+	"anthropic-radate2-fixed8-short/calls/k × retry-after": "calls log alone: failed calls waiting until clock times last 0.1 to 4.1 s, so the period is not split into requeue + 2 × 2 s",
 	// The harness's $msec log_format carries openai-node's and the
 	// Anthropic SDK's retry count, which botocore does not send: only the
 	// task id is left, and a task id alone does not split a task's

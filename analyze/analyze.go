@@ -358,8 +358,11 @@ func findings(r *Result) []string {
 			s += fmt.Sprintf("; inside each wave retries repeat every %s", secs(w.IntraWaveSpacing))
 		}
 		if w.FirstWaveGap > 0 {
-			s += fmt.Sprintf("; the first wave came %s before the next on the grid, a period and %s, as its failed calls took %s longer than the later waves' (more retries before a client-wide retry quota ran out, or slower answers to the first wave's load)",
-				secs(w.FirstWaveGap), secs(w.FirstWaveGap-w.Period), secs(w.FirstWaveLonger))
+			s += fmt.Sprintf("; the first wave came %s before the next on the grid, %s, as its failed calls took %s than the later waves'",
+				secs(w.FirstWaveGap), periodAnd(w.FirstWaveGap, w.Period), longerOrShorter(w.FirstWaveCallDifference))
+			if w.FirstWaveCallDifference > 0 {
+				s += " (more retries before a client-wide retry quota ran out, or slower answers to the first wave's load)"
+			}
 		}
 		out = append(out, s+".")
 	}
@@ -398,6 +401,24 @@ func clientPolicy(r *Result, c Client) string {
 		return fmt.Sprintf("%s, but no call here made more than %d attempts: it was configured to fewer", c.Policy, seen)
 	}
 	return fmt.Sprintf("%s, but calls here made up to %d attempts: it was configured to more", c.Policy, seen)
+}
+
+// periodAnd says how a gap compares with the period: "a period and 1.03 s"
+// or "0.73 s short of a period".
+func periodAnd(gap, period float64) string {
+	if gap >= period {
+		return "a period and " + secs(gap-period)
+	}
+	return secs(period-gap) + " short of a period"
+}
+
+// longerOrShorter says a difference in time as "1.29 s longer" or
+// "0.73 s less".
+func longerOrShorter(d float64) string {
+	if d >= 0 {
+		return secs(d) + " longer"
+	}
+	return secs(-d) + " less"
 }
 
 // joinWords lists items as "a, b or c".

@@ -348,12 +348,14 @@ type Waves struct {
 	NextWaveExpected float64  `json:"next_wave_expected,omitempty"`
 	NextWaveChance   *float64 `json:"next_wave_chance,omitempty"`
 	// FirstWaveGap is, where the first wave sits off the grid because its
-	// failed calls took longer than the later waves' (a client-wide retry
-	// quota running out during it), how far in seconds it came before the
-	// first wave on the grid; FirstWaveLonger is how much longer, on
-	// average, its failed calls took. It then counts as no stray.
-	FirstWaveGap    float64 `json:"first_wave_gap_s,omitempty"`
-	FirstWaveLonger float64 `json:"first_wave_calls_longer_s,omitempty"`
+	// failed calls took longer or shorter than the later waves' (a
+	// client-wide retry quota running out during it, slower answers to
+	// its load, waits to a clock time it began further into), how far in
+	// seconds it came before the first wave on the grid;
+	// FirstWaveCallDifference is how much longer, on average, its failed
+	// calls took (negative: shorter). It then counts as no stray.
+	FirstWaveGap            float64 `json:"first_wave_gap_s,omitempty"`
+	FirstWaveCallDifference float64 `json:"first_wave_call_difference_s,omitempty"`
 	// TaskRhythm is, where MidwayChance alone was over 1% and the tasks'
 	// queue attempts came back at one spacing that the period matches, that
 	// spacing. GridChance is then how often the middle's place and a

@@ -86,19 +86,25 @@ func rhythmResolution(j *joins) float64 {
 	return 1
 }
 
-// herdRetriedLonger reports whether the first burst, off the grid, is the
-// storm's first wave, whose failed calls took longer than the later
-// waves' did: a client-wide retry quota (botocore's and the AWS SDK v3's
-// standard mode) runs out during it, and the later waves' calls fail at
+// firstWaveCallsDiffer reports whether the first burst, off the grid, is
+// the storm's first wave, whose failed calls took longer or shorter than
+// the later waves' did. The next wave follows each by the requeue delay
+// after its failed calls end, so the first gap differs from the period by
+// as much as the first wave's calls differ from the later waves'. Longer:
+// a client-wide retry quota (botocore's and the AWS SDK v3's standard
+// mode) runs out during the first wave and the later waves' calls fail at
 // their first attempt (boto-standard-fixed9-short), or the endpoint
-// answers the whole herd more slowly than the waves after it (the
-// openai-node re-runs under testdata/recorded/whatif, 0.6 to 1.3 s
-// late). The first wave is then the largest, the first on
-// the grid follows it by more than a period and less than two, and its
-// failed calls lasted longer than those of the waves on the grid by as
-// much as that gap exceeds the period. Only calls of tasks are weighed:
-// a task's failed call is what the job runner sends again.
-func herdRetriedLonger(j *joins, centresNs []float64, waves []Wave, onGrid []bool, period, binWidth float64) (gap, longer float64, ok bool) {
+// answers the whole herd more slowly (the openai-node re-runs under
+// testdata/recorded/whatif, 0.6 to 1.3 s late). Shorter: calls that wait
+// for a clock time (a retry-after sent as an HTTP date) end on a whole
+// second, and the first wave's began further into one than the later
+// waves', which begin on whole seconds themselves
+// (anthropic-radate2-fixed8-short, 0.73 s early). The first wave is then
+// the largest, off the grid by more than its tolerance and less than a
+// period short of two, and its calls' difference matches the gap's. Only
+// failed calls of tasks are weighed: they are what the job runner sends
+// again. diff is positive where the first wave's calls took longer.
+func firstWaveCallsDiffer(j *joins, centresNs []float64, waves []Wave, onGrid []bool, period, binWidth float64) (gap, diff float64, ok bool) {
 	if len(waves) == 0 || onGrid[0] || period <= 0 {
 		return 0, 0, false
 	}
@@ -120,7 +126,7 @@ func herdRetriedLonger(j *joins, centresNs []float64, waves []Wave, onGrid []boo
 	}
 	gap = (centresNs[first] - centresNs[0]) / 1e9
 	excess := gap - period
-	if excess <= tol || excess >= period-tol {
+	if math.Abs(excess) <= tol || math.Abs(excess) >= period-tol {
 		return 0, 0, false
 	}
 	herd, ok := failedCallLength(j, waves[0])
@@ -138,11 +144,11 @@ func herdRetriedLonger(j *joins, centresNs []float64, waves []Wave, onGrid []boo
 	if len(later) < minRepeats-1 {
 		return 0, 0, false
 	}
-	longer = herd - percentile(later, 0.5)
-	if longer <= tol || math.Abs(longer-excess) > tol {
+	diff = herd - percentile(later, 0.5)
+	if math.Abs(diff) <= tol || math.Abs(diff-excess) > tol {
 		return 0, 0, false
 	}
-	return gap, longer, true
+	return gap, diff, true
 }
 
 // failedCallLength is the mean length, in seconds, of the failed calls of

@@ -77,16 +77,18 @@ func TestRhythmChanceProperties(t *testing.T) {
 	}
 }
 
-func TestHerdRetriedLonger(t *testing.T) {
-	// Four waves: the first at 0 s, the rest on a 9.2 s grid from 10.3 s.
-	starts := []float64{0, 10.3, 19.5, 28.7}
+func TestFirstWaveCallsDiffer(t *testing.T) {
+	// Four waves: the first at 0 s, the rest on a 9.2 s grid from 10.3 s,
+	// or (early) from 8.3 s.
+	late := []float64{0, 10.3, 19.5, 28.7}
+	early := []float64{0, 8.3, 17.5, 26.7}
 	waveAt := func(start float64, size int64) Wave {
 		return Wave{Start: time.Unix(0, int64(start*1e9)), Width: 0.5, Size: size}
 	}
 	task := timeline.Intern("task-1")
 	// calls puts n failed calls of the given length at the start of each
 	// wave, the first wave's lasting herd seconds and the others' later.
-	calls := func(herd, later float64, withTask bool) []callUnit {
+	calls := func(starts []float64, herd, later float64, withTask bool) []callUnit {
 		var out []callUnit
 		for w, s := range starts {
 			length := later
@@ -103,34 +105,38 @@ func TestHerdRetriedLonger(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
+		starts []float64
 		calls  []callUnit
 		sizes  []int64
 		period float64
 		want   bool
+		diff   float64
 	}{
-		{"first wave's calls 1.2 s longer, its gap 1.1 s over the period", calls(1.3, 0.1, true), []int64{60, 35, 16, 7}, 9.2, true},
-		{"every wave's calls alike", calls(0.1, 0.1, true), []int64{60, 35, 16, 7}, 9.2, false},
-		{"longer, but by twice the gap's excess", calls(2.3, 0.1, true), []int64{60, 35, 16, 7}, 9.2, false},
-		{"a later wave larger than the first", calls(1.3, 0.1, true), []int64{30, 35, 16, 7}, 9.2, false},
-		{"calls of no task", calls(1.3, 0.1, false), []int64{60, 35, 16, 7}, 9.2, false},
+		{"first wave's calls 1.2 s longer, its gap 1.1 s over the period", late, calls(late, 1.3, 0.1, true), []int64{60, 35, 16, 7}, 9.2, true, 1.2},
+		{"first wave's calls 0.9 s shorter, its gap 0.9 s under the period", early, calls(early, 0.2, 1.1, true), []int64{60, 35, 16, 7}, 9.2, true, -0.9},
+		{"every wave's calls alike", late, calls(late, 0.1, 0.1, true), []int64{60, 35, 16, 7}, 9.2, false, 0},
+		{"longer, but by twice the gap's excess", late, calls(late, 2.3, 0.1, true), []int64{60, 35, 16, 7}, 9.2, false, 0},
+		{"shorter where the gap says longer", late, calls(late, 0.1, 1.3, true), []int64{60, 35, 16, 7}, 9.2, false, 0},
+		{"a later wave larger than the first", late, calls(late, 1.3, 0.1, true), []int64{30, 35, 16, 7}, 9.2, false, 0},
+		{"calls of no task", late, calls(late, 1.3, 0.1, false), []int64{60, 35, 16, 7}, 9.2, false, 0},
 		// 10.3 s after it is more than two periods of 4.6 s.
-		{"the grid's first wave two periods on", calls(1.3, 0.1, true), []int64{60, 35, 16, 7}, 4.6, false},
+		{"the grid's first wave two periods on", late, calls(late, 1.3, 0.1, true), []int64{60, 35, 16, 7}, 4.6, false, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var waves []Wave
 			var centres []float64
-			for w, s := range starts {
+			for w, s := range tc.starts {
 				waves = append(waves, waveAt(s, tc.sizes[w]))
 				centres = append(centres, (s+0.25)*1e9)
 			}
 			j := &joins{calls: tc.calls}
-			gap, longer, ok := herdRetriedLonger(j, centres, waves, []bool{false, true, true, true}, tc.period, 0.1)
+			gap, diff, ok := firstWaveCallsDiffer(j, centres, waves, []bool{false, true, true, true}, tc.period, 0.1)
 			if ok != tc.want {
-				t.Fatalf("first wave excused = %v, want %v (gap %.2f s, calls %.2f s longer)", ok, tc.want, gap, longer)
+				t.Fatalf("first wave excused = %v, want %v (gap %.2f s, calls %.2f s longer)", ok, tc.want, gap, diff)
 			}
-			if ok && (math.Abs(gap-10.3) > 1e-9 || math.Abs(longer-1.2) > 1e-9) {
-				t.Errorf("gap %.3f s, calls %.3f s longer; want 10.3 and 1.2", gap, longer)
+			if ok && (math.Abs(gap-tc.starts[1]) > 1e-9 || math.Abs(diff-tc.diff) > 1e-9) {
+				t.Errorf("gap %.3f s, calls %.3f s longer; want %.1f and %.1f", gap, diff, tc.starts[1], tc.diff)
 			}
 		})
 	}

@@ -1186,11 +1186,11 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		// it; only bursts that are neither count against the period.
 		strayIdx, shared := strays(centres, w.Waves, members, w.BestLag, pr.intraSpacing*seconds(bw), seconds(bw))
 		strayIdx = dropTail(strayIdx, centres, w.Waves, members, w.BestLag)
-		w.FirstWaveGap, w.FirstWaveLonger = 0, 0
+		w.FirstWaveGap, w.FirstWaveCallDifference = 0, 0
 		if len(strayIdx) > 0 && strayIdx[0] == 0 {
-			if gap, longer, ok := herdRetriedLonger(j, centres, w.Waves, members, w.BestLag, seconds(bw)); ok {
+			if gap, diff, ok := firstWaveCallsDiffer(j, centres, w.Waves, members, w.BestLag, seconds(bw)); ok {
 				strayIdx = strayIdx[1:]
-				w.FirstWaveGap, w.FirstWaveLonger = gap, longer
+				w.FirstWaveGap, w.FirstWaveCallDifference = gap, diff
 			}
 		}
 		stray := strayCount(strayIdx, shared)
@@ -1540,7 +1540,7 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 	}
 	if !w.Periodic {
 		// Only a period puts the first wave off its grid.
-		w.FirstWaveGap, w.FirstWaveLonger = 0, 0
+		w.FirstWaveGap, w.FirstWaveCallDifference = 0, 0
 	}
 	delays.Wait()
 	w.Delays = measured

@@ -510,8 +510,12 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 			facts = append(facts, fact{"comb spacing inside waves", seconds(w.IntraWaveSpacing)})
 		}
 		if w.FirstWaveGap > 0 {
-			facts = append(facts, fact{"first wave, off the grid", fmt.Sprintf("%s before the next on it; its failed calls took %s longer than the later waves'",
-				seconds(w.FirstWaveGap), seconds(w.FirstWaveLonger))})
+			took := seconds(w.FirstWaveCallDifference) + " longer"
+			if w.FirstWaveCallDifference < 0 {
+				took = seconds(-w.FirstWaveCallDifference) + " less"
+			}
+			facts = append(facts, fact{"first wave, off the grid", fmt.Sprintf("%s before the next on it; its failed calls took %s than the later waves'",
+				seconds(w.FirstWaveGap), took)})
 		}
 		if w.DecayRatio > 0 {
 			decay := fmt.Sprintf("%s (R² %s)", fixed(w.DecayRatio, 2), fixed(w.DecayR2, 2))
