@@ -853,11 +853,8 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 	var delays sync.WaitGroup
 	var measured []DelayStats
 	var pastRetryAfter DelayStats
-	var rhythm taskRhythm
-	var rhythmOne bool
 	goOrNow(&delays, func() {
 		measured, pastRetryAfter = measureDelays(j)
-		rhythm, rhythmOne = measureTaskRhythm(j, rhythmResolution(j))
 		// Past the series, only the delays walk the attempt groups (the
 		// runners' wave searches join their own): they go back as soon
 		// as the delays are measured, while the series is searched.
@@ -1399,15 +1396,18 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 					}
 				}
 				var rhythmChanceOf *float64
+				var rhythm taskRhythm
 				if storm && sharpOn && chance > bar {
 					// The tasks' own rhythm, where a fixed delay makes it
 					// one spacing, names the period before the bursts are
 					// looked at: bursts at random times keep to it only
 					// as often as their spacing lands that close to it,
-					// independent of where the middle one lands.
-					delays.Wait()
+					// independent of where the middle one lands. It is
+					// measured only here, where it can decide.
+					var one bool
+					rhythm, one = measureTaskRhythm(j, rhythmResolution(j))
 					tol := max(periodTolerance*period, seconds(bw))
-					if rhythmOne && math.Abs(period-rhythm.spacing) <= tol {
+					if one && math.Abs(period-rhythm.spacing) <= tol {
 						share := rhythmChance(tol, w.MinLag, float64(len(b.counts))*seconds(bw))
 						if both := bothByChance(midwayShare, share); both <= maxBurstGridChance {
 							rhythmChanceOf = &share
