@@ -489,17 +489,18 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 			method = append(method, fact{"evidence", evidence + fmt.Sprintf("; the autocorrelation of %s bins alone is under its threshold", count(int64(w.Bins)))})
 		}
 		switch {
-		case w.GridChance != nil && w.MidwayError > 0 && w.NextWaveChance != nil:
+		case w.GridChance != nil && w.MidwayError > 0 && (w.NextWaveChance != nil || w.TaskRhythm != nil):
+			// The middle's place, and the second chance it was weighed with.
 			method = append(method, fact{"middle of the three bursts", fmt.Sprintf("%s from halfway between the others (standard error %s); random bursts land as close in %s of places between them",
 				seconds(w.MidwayOffset), seconds(w.MidwayError), percent(w.MidwayChance))})
-			method = append(method, fact{"where the next wave is due", fmt.Sprintf("%s arrivals against %s from background, as many as background alone brings in %s of tries; both by chance: %s (at most %s allowed)",
-				count(int64(w.NextWaveArrivals)), fixed(w.NextWaveExpected, 1), percent(*w.NextWaveChance), percent(*w.GridChance), percent(w.MaxGridChance))})
-		case w.GridChance != nil && w.MidwayError > 0 && w.TaskRhythm != nil:
-			r := w.TaskRhythm
-			method = append(method, fact{"middle of the three bursts", fmt.Sprintf("%s from halfway between the others (standard error %s); random bursts land as close in %s of places between them",
-				seconds(w.MidwayOffset), seconds(w.MidwayError), percent(w.MidwayChance))})
-			method = append(method, fact{"the tasks' own rhythm", fmt.Sprintf("queue attempts came back %s apart (10th–90th percentile %s–%s, %s gaps), as close to the period as %s of spacings would come; both by chance: %s (at most %s allowed)",
-				seconds(r.Spacing), seconds(r.Low), seconds(r.High), count(int64(r.Gaps)), percent(r.Chance), percent(*w.GridChance), percent(w.MaxGridChance))})
+			if w.NextWaveChance != nil {
+				method = append(method, fact{"where the next wave is due", fmt.Sprintf("%s arrivals against %s from background, as many as background alone brings in %s of tries; both by chance: %s (at most %s allowed)",
+					count(int64(w.NextWaveArrivals)), fixed(w.NextWaveExpected, 1), percent(*w.NextWaveChance), percent(*w.GridChance), percent(w.MaxGridChance))})
+			} else {
+				r := w.TaskRhythm
+				method = append(method, fact{"the tasks' own rhythm", fmt.Sprintf("queue attempts came back %s apart (10th–90th percentile %s–%s, %s gaps), as close to the period as %s of spacings would come; both by chance: %s (at most %s allowed)",
+					seconds(r.Spacing), seconds(r.Low), seconds(r.High), count(int64(r.Gaps)), percent(r.Chance), percent(*w.GridChance), percent(w.MaxGridChance))})
+			}
 		case w.GridChance != nil && w.MidwayError > 0:
 			method = append(method, fact{"middle of the three bursts", fmt.Sprintf("%s from halfway between the others (standard error %s); random bursts land as close in %s of places between them (at most %s allowed)",
 				seconds(w.MidwayOffset), seconds(w.MidwayError), percent(*w.GridChance), percent(w.MaxGridChance))})
