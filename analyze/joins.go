@@ -104,6 +104,9 @@ type joins struct {
 	// buildCalls reads it, and drops it.
 	groupByCallID symIndex
 
+	// wholeSeconds: every counted attempt was logged at a whole second.
+	wholeSeconds bool
+
 	joinedByCallID, joinedByTaskAttempt int64
 	attemptMethod                       string
 
@@ -221,6 +224,7 @@ func joinAll(tl *timeline.Timeline, counts *eventCounts) *joins {
 		}
 	}
 	j.http = fitted(j.http)
+	j.wholeSeconds = loggedWholeSeconds(j)
 	j.joinAttempts(opening)
 	j.buildCalls()
 	// After buildCalls, which gives groups the task of their call.
@@ -242,8 +246,16 @@ func joinAll(tl *timeline.Timeline, counts *eventCounts) *joins {
 func (j *joins) joinAttempts(opening int) {
 	byID := newSymIndex()
 	j.groupByCallID = byID
-	current := newSymIndex()
+	// current is each task's latest group, previous the one before it:
+	// stamps to the whole second can put a call's first attempt after
+	// the next call's, or after its own retry (flippedGroup).
+	current, previous := newSymIndex(), symIndex(nil)
 	defer spill.Free(current)
+	margin := wholeSecondMargin(j)
+	if margin > 0 {
+		previous = newSymIndex()
+		defer spill.Free(previous)
+	}
 	// Sized for the attempts that usually open a group, grown if more do,
 	// and fitted once known. Sized for a group per attempt, it was a few
 	// times too large on an incident log, and the collector counted all of
@@ -263,7 +275,17 @@ func (j *joins) joinAttempts(opening int) {
 			j.joinedByCallID++
 		case e.TaskID != timeline.NoSym && e.Attempt > 0:
 			g, ok := current.get(e.TaskID)
+			if margin > 0 && ok {
+				if f, found := j.flippedGroup(e, g, previous, margin); found {
+					j.addToGroup(f, i)
+					j.joinedByTaskAttempt++
+					continue
+				}
+			}
 			if !ok || e.Attempt == 1 || e.Attempt <= j.tl.Events[j.groups[g].last].Attempt {
+				if ok && previous != nil {
+					previous.set(e.TaskID, g)
+				}
 				g = j.newGroup(e)
 				current.set(e.TaskID, g)
 			}
@@ -286,6 +308,54 @@ func (j *joins) joinAttempts(opening int) {
 			pct(float64(j.joinedByCallID)/float64(total)), pct(float64(j.joinedByTaskAttempt)/float64(total)),
 			pct(float64(total-j.joinedAttempts())/float64(total)))
 	}
+}
+
+// flippedGroup finds the group of a task's attempt e that whole-second
+// stamps put out of order. A call's attempts are numbered 1, 2, 3 in
+// order, and its stamps less the requests' own times can swap two that
+// end within one second: a fast success retried after a throttle read
+// before it, or a call's last retry read after the next call's first
+// attempt. So e goes to the task's latest group, cur, or the one before
+// it, when that group lacks e's number and e continues it (its last
+// number is one less) or precedes it (its first number is larger),
+// starting within margin of that neighbour. ok is false when no group
+// fits, and the usual rules apply.
+func (j *joins) flippedGroup(e *timeline.Event, cur int, previous symIndex, margin int64) (int, bool) {
+	fits := func(g int) bool {
+		gr := &j.groups[g]
+		first, last := &j.tl.Events[gr.first], &j.tl.Events[gr.last]
+		switch {
+		case last.Attempt == e.Attempt-1:
+			return g != cur && e.Start-last.Start <= margin
+		case first.Attempt > e.Attempt:
+			return abs64(first.Start-e.Start) <= margin && !j.groupHasAttempt(gr, e.Attempt)
+		}
+		return false
+	}
+	if fits(cur) {
+		return cur, true
+	}
+	if p, ok := previous.get(e.TaskID); ok && fits(p) {
+		return p, true
+	}
+	return 0, false
+}
+
+// groupHasAttempt reports whether the group holds an attempt numbered n.
+func (j *joins) groupHasAttempt(gr *attemptGroup, n int16) bool {
+	for k := gr.first; k >= 0; k = j.nextAttempt[k] {
+		if j.tl.Events[k].Attempt == n {
+			return true
+		}
+	}
+	return false
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // warnJoinCoverage flags a join that left more than a tenth of the attempts
@@ -456,7 +526,11 @@ func (j *joins) buildCalls() {
 			outcome: last.Outcome, class: gr.class, task: gr.task, group: int32(g)})
 	}
 	// Groups were opened in time order of their first attempt, so calls are
-	// already sorted by start.
+	// sorted by start, unless a flipped attempt (flippedGroup) moved a
+	// group's first attempt up to a second later.
+	if !slices.IsSortedFunc(j.calls, func(a, b callUnit) int { return cmp.Compare(a.start, b.start) }) {
+		slices.SortStableFunc(j.calls, func(a, b callUnit) int { return cmp.Compare(a.start, b.start) })
+	}
 	j.warnMissingTasks()
 }
 

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -283,6 +284,45 @@ func TestAttemptNumbersOrderCalls(t *testing.T) {
 	}
 	if r.App.Failed != 0 {
 		t.Errorf("inferred %d failed calls, want 0: the call's last attempt succeeded", r.App.Failed)
+	}
+}
+
+// TestFlippedAttemptsJoinByTask pins the join by task and attempt number on
+// stamps to the whole second, where a start is the stamp less the
+// request's time: two attempts ending within one second can read in
+// either order, and the attempt numbers say which call each belongs to.
+func TestFlippedAttemptsJoinByTask(t *testing.T) {
+	// stamped is an attempt of task T1 logged at a whole second, having
+	// taken rt seconds.
+	stamped := func(stamp, rt float64, out timeline.Outcome, attempt int32) timeline.Event {
+		e := ev(timeline.LayerHTTP, stamp-rt, out, bat, "T1", "", attempt)
+		e.End = genEpoch + int64(stamp*1e9)
+		return e
+	}
+	failedCall := []timeline.Event{stamped(10, 0.001, thr, 1), stamped(11, 0.001, thr, 2), stamped(12, 0.001, thr, 3)}
+	tests := []struct {
+		name                               string
+		events                             []timeline.Event
+		recovered, inFailed, calls, failed int64
+	}{
+		{name: "a fast success read before the throttle it retried",
+			events:    append(slices.Clone(failedCall), stamped(20, 0.001, thr, 1), stamped(20, 0.2, ok, 2)),
+			recovered: 1, inFailed: 3, calls: 2, failed: 1},
+		{name: "a call's last retry read after the next call's first attempt",
+			events:    append([]timeline.Event{stamped(10, 0.001, thr, 1), stamped(11, 0.001, thr, 2), stamped(12, 0.001, thr, 3)}, stamped(12, 0.3, ok, 1)),
+			recovered: 0, inFailed: 3, calls: 2, failed: 1},
+		{name: "in order",
+			events:    append(slices.Clone(failedCall), stamped(20, 0.001, thr, 1), stamped(21, 0.2, ok, 2)),
+			recovered: 1, inFailed: 3, calls: 2, failed: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Reconcile(build(tc.events...))
+			if r.ThrottledRecovered != tc.recovered || r.ThrottledInFailedCalls != tc.inFailed || r.App.Calls != tc.calls || r.App.Failed != tc.failed {
+				t.Errorf("recovered %d, in failed calls %d, calls %d, failed %d; want %d, %d, %d, %d",
+					r.ThrottledRecovered, r.ThrottledInFailedCalls, r.App.Calls, r.App.Failed, tc.recovered, tc.inFailed, tc.calls, tc.failed)
+			}
+		})
 	}
 }
 

@@ -3017,8 +3017,13 @@ func wholeSecondMargin(j *joins) int64 {
 }
 
 // wholeSecondAttempts reports whether every attempt was logged at a whole
-// second.
-func wholeSecondAttempts(j *joins) bool {
+// second, as joinAll found once: the joins and the wave search ask often.
+func wholeSecondAttempts(j *joins) bool { return j.wholeSeconds }
+
+// loggedWholeSeconds is wholeSecondAttempts measured: a pass over every
+// attempt on a log stamped to the second, stopping at the first finer
+// stamp on any other.
+func loggedWholeSeconds(j *joins) bool {
 	for _, i := range j.http {
 		e := &j.tl.Events[i]
 		logged := e.Start
