@@ -217,6 +217,13 @@ func TestStrayBursts(t *testing.T) {
 	}{
 		{name: "every burst on the grid", period: 60, binWidth: 0.1,
 			bursts: []burst{{0, 1, true}, {60, 1, true}, {120, 1, true}, {180, 1, true}}, want: 0},
+		// Three bursts a period at the comb's spacing, read at that
+		// spacing: the grid's phase moves by 2 s where the requeue takes
+		// over, and the bursts at that offset sit in periods whose own
+		// slot holds no wave (the combined log of openai-ra4-fixed6-short).
+		{name: "bursts at one offset where the grid's own slots are empty", period: 4, binWidth: 1,
+			bursts: []burst{{5, 0, true}, {9, 0, true}, {13, 0, true}, {19, 0, false}, {23, 0, false}, {27, 0, false},
+				{33, 0, true}, {37, 0, true}, {41, 0, true}}, want: 3},
 		{name: "bursts at random offsets, no comb", period: 60, binWidth: 0.1,
 			bursts: []burst{{0, 1, true}, {10, 1, false}, {60, 1, true}, {85, 1, false}, {120, 1, true}}, want: 2},
 		// A second attempt the ACF did not single out still repeats with

@@ -1531,7 +1531,11 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 			w.ProjectedEnd = &end
 		}
 	}
-	if len(w.Waves) > 0 && lastWaveSucceeded(j, w.Waves[len(w.Waves)-1]) {
+	period := 0.0
+	if w.Periodic {
+		period = w.Period
+	}
+	if len(w.Waves) > 0 && lastWaveSucceeded(j, w.Waves[len(w.Waves)-1], period, seconds(bw)) {
 		// A wave with no failed call leaves nothing to requeue: the storm is
 		// over, whatever the decay fit would extrapolate.
 		w.Ended = true
@@ -1783,15 +1787,38 @@ func throttledIn(j *joins, from, to int64) iter.Seq[int64] {
 // lastWaveSucceeded reports whether the calls are known and none failed
 // that started in the last wave, or, failing that, after it: a last wave of
 // a few calls may be too small to stand out of the background, and if none
-// of its calls failed the storm ended there all the same.
-func lastWaveSucceeded(j *joins, last Wave) bool {
+// of its calls failed the storm ended there all the same. With a period,
+// the last wave's failures come back a period on: where every call from
+// halfway there succeeded, and the log runs until they were due, that
+// wave, too small to stand out, ended the storm (a wave's tail of late
+// first attempts that failed at once is still its own).
+func lastWaveSucceeded(j *joins, last Wave, period, binWidth float64) bool {
 	from := last.Start.UnixNano() - wholeSecondMargin(j)
 	batch := callsHaveClass(j, timeline.ClassBatch)
 	if callsSucceededFrom(j, from, batch) {
 		return true
 	}
 	after := last.Start.UnixNano() + int64(last.Width*1e9) + int64(time.Second)
-	return callsSucceededFrom(j, after, batch)
+	if callsSucceededFrom(j, after, batch) {
+		return true
+	}
+	if period <= 0 {
+		return false
+	}
+	half := last.Start.UnixNano() + int64(period/2*1e9)
+	due := last.Start.UnixNano() + int64((period-max(periodTolerance*period, binWidth))*1e9)
+	return callsSucceededFrom(j, half, batch) && callStartedFrom(j, due, batch)
+}
+
+// callStartedFrom reports whether a call (a batch call, with batch)
+// started at or after from.
+func callStartedFrom(j *joins, from int64, batch bool) bool {
+	for i := range j.calls {
+		if c := &j.calls[i]; c.start >= from && (!batch || c.class == timeline.ClassBatch) {
+			return true
+		}
+	}
+	return false
 }
 
 // callsSucceededFrom reports whether calls (batch calls only, with batch)
@@ -2524,6 +2551,12 @@ func strayCount(idx []int, shared bool) int {
 func strays(centresNs []float64, waves []Wave, onGrid []bool, period, comb, binWidth float64) (idx []int, shared bool) {
 	step, tol := combReach(waves, onGrid, comb, binWidth)
 	var offsets []float64
+	// besideWave: every stray so far whose grid point lies within the
+	// grid's span has a wave on the grid there or a period on: its
+	// retries, or its first attempts where the grid runs through the
+	// retries. Past the last wave on the grid, a retry can stand out
+	// where its own wave, smaller or merged, did not.
+	besideWave := true
 	for i, c := range centresNs {
 		if onGrid[i] {
 			continue
@@ -2537,6 +2570,10 @@ func strays(centresNs []float64, waves []Wave, onGrid []bool, period, comb, binW
 		offset := 0.0
 		if before, ok := gridPointBefore(centresNs, onGrid, c/1e9, period); ok {
 			offset = c/1e9 - before
+			near := max(gridTolerance/2*period, 1.5*binWidth)
+			if inGridSpan(centresNs, onGrid, before, near) {
+				besideWave = besideWave && (onGridNear(centresNs, onGrid, before, near) || onGridNear(centresNs, onGrid, before+period, near))
+			}
 		}
 		offsets = append(offsets, offset)
 		idx = append(idx, i)
@@ -2544,12 +2581,17 @@ func strays(centresNs []float64, waves []Wave, onGrid []bool, period, comb, binW
 	// Bursts that all sit at one offset from the grid are a second
 	// attempt of every wave that the ACF did not single out as a comb,
 	// such as a retry-after comb of two attempts: they repeat at the
-	// period too. Bursts at random times scatter over the period.
+	// period too. Bursts at random times scatter over the period. Each
+	// must sit beside its wave: bursts at one offset in periods whose own
+	// slots are empty are the grid's phase shifting, as a storm whose
+	// period holds three bursts a third of it apart, read at the bursts'
+	// spacing, shifts it where the requeue delay takes over from the
+	// retry-after (the combined log of openai-ra4-fixed6-short).
 	if len(offsets) >= 2 && period > 0 {
 		limit := max(gridTolerance/2*period, 1.5*binWidth)
 		sorted := append([]float64(nil), offsets...)
 		sort.Float64s(sorted)
-		if sorted[len(sorted)-1]-sorted[0] <= limit {
+		if sorted[len(sorted)-1]-sorted[0] <= limit && besideWave {
 			return idx, true
 		}
 		if comb == 0 {
@@ -2787,6 +2829,29 @@ func gridWidths(waves []Wave, onGrid []bool, floor float64) []float64 {
 	}
 	sort.Float64s(widths)
 	return widths
+}
+
+// inGridSpan reports whether t seconds lies from the first burst on the
+// grid to the last, give or take tol.
+func inGridSpan(centresNs []float64, onGrid []bool, t, tol float64) bool {
+	first, last := math.Inf(1), math.Inf(-1)
+	for g, on := range onGrid {
+		if on {
+			first, last = min(first, centresNs[g]/1e9), max(last, centresNs[g]/1e9)
+		}
+	}
+	return t >= first-tol && t <= last+tol
+}
+
+// onGridNear reports whether a burst on the grid is centred within tol of
+// t seconds.
+func onGridNear(centresNs []float64, onGrid []bool, t, tol float64) bool {
+	for g, on := range onGrid {
+		if on && math.Abs(centresNs[g]/1e9-t) <= tol {
+			return true
+		}
+	}
+	return false
 }
 
 // gridPointBefore is the grid point at or before t (seconds), the grid
@@ -3193,8 +3258,12 @@ func isFixed(ds DelayStats, coarse bool) bool {
 		// failure's point), or a wait until a clock time (each retry at
 		// the top of a second, whatever the failure's point). Jitter
 		// moves the retry's point, so many gaps agreeing this closely
-		// on such stamps have none.
-		if ds.N >= minFloorGaps && ds.Sigma <= maxWholeSecondSigma {
+		// on such stamps have none. Gaps from a start the log derives
+		// (the stamp less the request's own time) keep the request time's
+		// fraction, so an exact wait of a few seconds agrees to within a
+		// few per cent of itself there, which the narrowest jitter worth
+		// naming (±10%, σ 5.8%) does not.
+		if ds.N >= minFloorGaps && ds.Sigma <= math.Max(maxWholeSecondSigma, 0.02*ds.Mean) {
 			return true
 		}
 		return ds.Mean >= 4 && ds.Sigma <= math.Max(0.02*ds.Mean, 0.55)

@@ -418,6 +418,12 @@ func TestIsFixed(t *testing.T) {
 		{DelayStats{N: 1726, Mean: 2.998, Sigma: 0.012}, true, true},
 		{DelayStats{N: 20, Mean: 2.998, Sigma: 0.012}, true, false}, // too few to tell
 		{DelayStats{N: 1726, Mean: 2.5, Sigma: 0.3}, true, false},   // the gaps cross seconds: cannot tell
+		// Starts derived from whole-second stamps less the request's time:
+		// an exact 4 s wait read 3.8 to 4.0 s, σ 1.4% of it
+		// (openai-ra4-fixed6-short); ±10% jitter spreads σ 5.8%.
+		{DelayStats{N: 181, Mean: 3.977, Sigma: 0.055}, true, true},
+		{DelayStats{N: 181, Mean: 3.977, Sigma: 0.23}, true, false},
+		{DelayStats{N: 40, Mean: 3.977, Sigma: 0.055}, true, false}, // too few to tell
 		{DelayStats{N: 50, Mean: 10, Sigma: 0.45}, false, false},    // fine timestamps: that is jitter
 		{DelayStats{N: 50, Mean: 0.5, Sigma: 0.0005}, false, true},  // tight sub-second delay
 		// A busy client: a tenth of the gaps on 2.00 s, the rest up to 0.28 s late.
@@ -432,6 +438,42 @@ func TestIsFixed(t *testing.T) {
 		if got := isFixed(tc.ds, tc.coarse); got != tc.want {
 			t.Errorf("isFixed(%+v, coarse=%v) = %v, want %v", tc.ds, tc.coarse, got, tc.want)
 		}
+	}
+}
+
+// TestLastWaveSucceeded: a storm has ended when its last wave left no failed
+// call, or, with a period, when every call from halfway to the next wave
+// succeeded and the log runs until that wave was due: its failures came
+// back too few to stand out as a burst, and none failed again.
+func TestLastWaveSucceeded(t *testing.T) {
+	h := timeline.LayerHTTP
+	// A wave at 10 s: two calls throttled at once, one more failing 1.6 s
+	// into its tail, one succeeding.
+	wave := []timeline.Event{ev(h, 10, thr, bat, "A", "a1", 0), ev(h, 10.2, thr, bat, "B", "b1", 0),
+		ev(h, 10.3, ok, bat, "C", "c1", 0), ev(h, 11.6, thr, bat, "D", "d1", 0)}
+	last := Wave{Start: time.Unix(0, genEpoch+10e9), Width: 0.3}
+	tests := []struct {
+		name   string
+		later  []timeline.Event
+		period float64
+		want   bool
+	}{
+		{name: "its failures back a period on, all succeeding", period: 10,
+			later: []timeline.Event{ev(h, 20.1, ok, bat, "A", "a2", 0), ev(h, 20.4, ok, bat, "B", "b2", 0)}, want: true},
+		{name: "the same without a period", period: 0,
+			later: []timeline.Event{ev(h, 20.1, ok, bat, "A", "a2", 0), ev(h, 20.4, ok, bat, "B", "b2", 0)}, want: false},
+		{name: "one failing again", period: 10,
+			later: []timeline.Event{ev(h, 20.1, ok, bat, "A", "a2", 0), ev(h, 20.4, thr, bat, "B", "b2", 0)}, want: false},
+		{name: "the log ends before they were due", period: 10,
+			later: []timeline.Event{ev(h, 16, ok, bat, "E", "e1", 0)}, want: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			j := buildJoins(build(append(slices.Clone(wave), tc.later...)...))
+			if got := lastWaveSucceeded(j, last, tc.period, 0.1); got != tc.want {
+				t.Errorf("lastWaveSucceeded = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
 
