@@ -203,10 +203,22 @@ var knownMisses = map[string]string{
 	// debug log alone, whose attempts' outcomes are partly unlogged,
 	// finds three waves and only two on its grid, and the combined log,
 	// with no class, finds two bursts over the interactive traffic.
-	"boto-standard-fixed9-short/sdk/period":              "botocore's retry quota ran out during the first wave: two of three waves on the grid",
-	"boto-standard-fixed9-short/sdk/throttled":           "botocore standard debug log: the outcome of an attempt at the limit is not logged",
-	"boto-standard-fixed9-short/sdk/recovered throttles": "botocore standard debug log: the outcome of an attempt at the limit is not logged",
-	"boto-standard-fixed9-short/combined/period":         "combined log alone: no class, and the third and fourth waves (16 and 7 calls) do not stand out of the interactive traffic",
+	"boto-standard-fixed9-short/sdk/period":               "botocore's retry quota ran out during the first wave: two of three waves on the grid",
+	"boto-standard-fixed9-short/sdk/throttled":            "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	"boto-standard-fixed9-short/sdk/recovered throttles":  "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	"boto-standard-fixed9-short/combined/period":          "combined log alone: no class, and the third and fourth waves (16 and 7 calls) do not stand out of the interactive traffic",
+	"boto-standard-fixed16-short/sdk/throttled":           "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	"boto-standard-fixed16-short/sdk/recovered throttles": "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	// The first wave's failed calls made three attempts over 1.5 s before
+	// the retry quota ran out, the later waves' one: the waves come 16.8,
+	// 16.3 and 16.6 s apart. The debug log alone, which does not log the
+	// outcome at the limit, reads the failed calls as one attempt each,
+	// and leaves the whole 16.7 s period to the unseen rest.
+	"boto-standard-fixed16-short/sdk/unseen rest": "botocore's retry quota ran out during the first wave: its failed calls retried, the later waves' did not, so the SDK's share of the period is not one time",
+	// The same quota in the AWS SDK for JavaScript: of 113 failed calls,
+	// 47 (most of the first wave) made three attempts and 55 one, so no
+	// SDK time per failed call splits the 11.2 s period.
+	"bedrock-nora-fixed11-short/sdk/unseen rest": "the AWS SDK's retry quota ran out in the first wave: its failed calls made three attempts, the later waves' one, so the SDK's share of the period is not one time",
 	// @aws-sdk/client-bedrock-runtime spends a client-wide retry quota
 	// as botocore does. The first wave's calls retried twice, 3 s apart,
 	// before it ran out; the later waves' calls failed at their first
@@ -225,6 +237,21 @@ var knownMisses = map[string]string{
 	"bedrock-ra3-fixed8-short/msec/period":             "the AWS SDK's retry quota ran out in the first wave: its calls retried 6 s, the later waves' none, so the waves come 14.1, 8.0 and 8.1 s apart and no one period holds them",
 	"bedrock-ra3-fixed8-short/sdk/period":              "the AWS SDK's retry quota ran out in the first wave: its calls retried 6 s, the later waves' none, so the waves come 14.1, 8.0 and 8.1 s apart and no one period holds them",
 	"bedrock-ra3-fixed8-short/sdk/unseen rest":         "the AWS SDK's retry quota ran out in the first wave: its calls retried 6 s, the later waves' none, so the waves come 14.1, 8.0 and 8.1 s apart and no one period holds them",
+	// The same quota with a 4 s retry-after and a 12 s requeue: the first
+	// wave's failed calls waited two retry-afters, the later waves' failed
+	// at once. The queue attempts' median starts are 20.2, 12.0 and 12.1 s
+	// apart; the truth's rule (a gap of 4 s starts a wave) cuts the second
+	// queue attempt's calls, which fail early and late, at 16.2 s and
+	// takes the median of 16.2, 16.0 and 12.1 s. The requeue being three
+	// retry-afters, the combined log, with neither, finds the later
+	// bursts on the first wave's comb and reports its 4.10 s.
+	"bedrock-ra4-fixed12-short/access/period":           "the AWS SDK's retry quota ran out in the first wave: its failed calls retried 8 s, the later waves' none, so the queue attempts come 20.2, 12.0 and 12.1 s apart and no one period holds them",
+	"bedrock-ra4-fixed12-short/access+calls/period":     "the AWS SDK's retry quota ran out in the first wave: its failed calls retried 8 s, the later waves' none, so the queue attempts come 20.2, 12.0 and 12.1 s apart and no one period holds them",
+	"bedrock-ra4-fixed12-short/access+calls+sdk/period": "the AWS SDK's retry quota ran out in the first wave: its failed calls retried 8 s, the later waves' none, so the queue attempts come 20.2, 12.0 and 12.1 s apart and no one period holds them",
+	"bedrock-ra4-fixed12-short/calls/period":            "the AWS SDK's retry quota ran out in the first wave: its failed calls retried 8 s, the later waves' none, so the queue attempts come 20.2, 12.0 and 12.1 s apart and no one period holds them",
+	"bedrock-ra4-fixed12-short/sdk/period":              "the AWS SDK's retry quota ran out in the first wave: its failed calls retried 8 s, the later waves' none, so the queue attempts come 20.2, 12.0 and 12.1 s apart and no one period holds them",
+	"bedrock-ra4-fixed12-short/sdk/unseen rest":         "the AWS SDK's retry quota ran out in the first wave: its failed calls retried 8 s, the later waves' none, so the queue attempts come 20.2, 12.0 and 12.1 s apart and no one period holds them",
+	"bedrock-ra4-fixed12-short/combined/period":         "combined log alone: the requeue is three times the retry-after, so the later waves land on the first wave's 4 s comb, and with neither on the wire that comb reads as the period",
 	// Retry-after as an HTTP date 2 s on: each retry waits until a whole
 	// second. The first wave's calls began 0.8 s into a second and took
 	// 0.73 s less than the later waves', which begin on whole seconds, so
@@ -241,7 +268,15 @@ var knownMisses = map[string]string{
 	// task id is left, and a task id alone does not split a task's
 	// attempts into calls (the report says so).
 	"boto-standard-fixed9-short/msec/requeue delay":   "the $msec log of a botocore client has a task id but no call id or attempt number: no calls, so no requeue delay",
+	"boto-standard-fixed16-short/msec/requeue delay":  "the $msec log of a botocore client has a task id but no call id or attempt number: no calls, so no requeue delay",
+	"bedrock-nora-fixed11-short/msec/requeue delay":   "the $msec log of an AWS SDK client has a task id but no call id or attempt number: no calls, so no requeue delay",
 	"anthropic-ra5-fixed6-max2-short/combined/period": "combined log alone: a comb of three attempts a third of the period apart reads as a storm at the comb's spacing to within the whole-second stamps",
+	// Nine bursts 4, 4, 6, 4, 4, 6, 4 and 4 s apart, three to each 14 s
+	// period: the ACF peaks at the comb's 4 s, whose grid the bursts
+	// leave by 2 s in the middle period, so no period is reported. The
+	// requeue's gap comes twice, one fewer than gapRunPeriod needs to
+	// tell it from gaps in a chance order.
+	"openai-ra4-fixed6-short/combined/period": "combined log alone: a storm of three periods, each three bursts 4, 4 and 6 s apart; two requeue gaps are too few to read the period from the gaps, and none is reported",
 }
 
 // recordedTruths lists the recordings' truth files in name order. Under
