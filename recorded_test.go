@@ -208,6 +208,7 @@ var knownMisses = map[string]string{
 	"boto-standard-fixed9-short/sdk/recovered throttles":  "botocore standard debug log: the outcome of an attempt at the limit is not logged",
 	"boto-standard-fixed9-short/combined/period":          "combined log alone: no class, and the third and fourth waves (16 and 7 calls) do not stand out of the interactive traffic",
 	"boto-standard-fixed16-short/sdk/throttled":           "botocore standard debug log: the outcome of an attempt at the limit is not logged",
+	"boto-standard-full12-short/sdk/throttled":            "botocore standard debug log: the outcome of an attempt at the limit is not logged",
 	"boto-standard-fixed16-short/sdk/recovered throttles": "botocore standard debug log: the outcome of an attempt at the limit is not logged",
 	// The first wave's failed calls made three attempts over 1.5 s before
 	// the retry quota ran out, the later waves' one: the waves come 16.8,
