@@ -2557,6 +2557,10 @@ func strays(centresNs []float64, waves []Wave, onGrid []bool, period, comb, binW
 	// retries. Past the last wave on the grid, a retry can stand out
 	// where its own wave, smaller or merged, did not.
 	besideWave := true
+	// limit is how far bursts at one offset may differ, and how near
+	// their wave must be.
+	limit := max(gridTolerance/2*period, 1.5*binWidth)
+	first, last := gridSpan(centresNs, onGrid)
 	for i, c := range centresNs {
 		if onGrid[i] {
 			continue
@@ -2570,9 +2574,8 @@ func strays(centresNs []float64, waves []Wave, onGrid []bool, period, comb, binW
 		offset := 0.0
 		if before, ok := gridPointBefore(centresNs, onGrid, c/1e9, period); ok {
 			offset = c/1e9 - before
-			near := max(gridTolerance/2*period, 1.5*binWidth)
-			if inGridSpan(centresNs, onGrid, before, near) {
-				besideWave = besideWave && (onGridNear(centresNs, onGrid, before, near) || onGridNear(centresNs, onGrid, before+period, near))
+			if before >= first-limit && before <= last+limit {
+				besideWave = besideWave && (onGridNear(centresNs, onGrid, before, limit) || onGridNear(centresNs, onGrid, before+period, limit))
 			}
 		}
 		offsets = append(offsets, offset)
@@ -2588,7 +2591,6 @@ func strays(centresNs []float64, waves []Wave, onGrid []bool, period, comb, binW
 	// spacing, shifts it where the requeue delay takes over from the
 	// retry-after (the combined log of openai-ra4-fixed6-short).
 	if len(offsets) >= 2 && period > 0 {
-		limit := max(gridTolerance/2*period, 1.5*binWidth)
 		sorted := append([]float64(nil), offsets...)
 		sort.Float64s(sorted)
 		if sorted[len(sorted)-1]-sorted[0] <= limit && besideWave {
@@ -2831,16 +2833,16 @@ func gridWidths(waves []Wave, onGrid []bool, floor float64) []float64 {
 	return widths
 }
 
-// inGridSpan reports whether t seconds lies from the first burst on the
-// grid to the last, give or take tol.
-func inGridSpan(centresNs []float64, onGrid []bool, t, tol float64) bool {
-	first, last := math.Inf(1), math.Inf(-1)
+// gridSpan is the centres, in seconds, of the first burst on the grid and
+// the last; +Inf and -Inf without one.
+func gridSpan(centresNs []float64, onGrid []bool) (first, last float64) {
+	first, last = math.Inf(1), math.Inf(-1)
 	for g, on := range onGrid {
 		if on {
 			first, last = min(first, centresNs[g]/1e9), max(last, centresNs[g]/1e9)
 		}
 	}
-	return t >= first-tol && t <= last+tol
+	return first, last
 }
 
 // onGridNear reports whether a burst on the grid is centred within tol of
