@@ -907,6 +907,41 @@ func TestBestGridCountProperties(t *testing.T) {
 	}
 }
 
+// TestNarrowsAsItShrinks: waves wider than sharpWaves allows are a storm's
+// when, at most a fifth of the period wide, each holds no more calls than
+// the one before and spans no more time.
+func TestNarrowsAsItShrinks(t *testing.T) {
+	sized := func(widths []float64, sizes ...int64) []Wave {
+		out := make([]Wave, len(widths))
+		for i := range widths {
+			out[i] = Wave{Width: widths[i], Size: sizes[i]}
+		}
+		return out
+	}
+	all := []bool{true, true, true}
+	tests := []struct {
+		name   string
+		waves  []Wave
+		period float64
+		want   bool
+	}{
+		// Calls that failed over 1.4 s in the first wave come back over as
+		// long, fewer and closer together each period
+		// (boto-standard-fixed8-haproxy-short).
+		{name: "waves narrowing as the storm shrinks", waves: sized([]float64{1.637, 1.353, 0.655}, 35, 20, 8), period: 8.03, want: true},
+		{name: "a later wave larger", waves: sized([]float64{1.637, 1.353, 0.655}, 35, 40, 8), period: 8.03},
+		{name: "a later wave wider", waves: sized([]float64{1.353, 1.637, 0.655}, 35, 20, 8), period: 8.03},
+		{name: "narrowing, but over a fifth of the period", waves: sized([]float64{4, 2.5, 1.5}, 35, 20, 8), period: 8},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := narrowsAsItShrinks(tc.waves, all, tc.period, 0, 0.1); got != tc.want {
+				t.Errorf("narrows as it shrinks: %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestSharpWaves(t *testing.T) {
 	waves := func(widths ...float64) []Wave {
 		out := make([]Wave, len(widths))
