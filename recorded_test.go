@@ -257,14 +257,15 @@ var knownMisses = map[string]string{
 	// queue attempt's calls, which fail early and late, at 16.2 s and
 	// takes the median of 16.2, 16.0 and 12.1 s. The requeue being three
 	// retry-afters, the combined log, with neither, finds the later
-	// bursts on the first wave's comb and reports its 4.10 s.
+	// bursts on the first wave's comb; its 4.10 s, once reported, is
+	// rejected now that a wave's throttles skip the comb's next point.
 	"bedrock-ra4-fixed12-short/access/period":           "the AWS SDK's retry quota ran out in the first wave: its failed calls retried 8 s, the later waves' none, so the queue attempts come 20.2, 12.0 and 12.1 s apart and no one period holds them",
 	"bedrock-ra4-fixed12-short/access+calls/period":     "the AWS SDK's retry quota ran out in the first wave: its failed calls retried 8 s, the later waves' none, so the queue attempts come 20.2, 12.0 and 12.1 s apart and no one period holds them",
 	"bedrock-ra4-fixed12-short/access+calls+sdk/period": "the AWS SDK's retry quota ran out in the first wave: its failed calls retried 8 s, the later waves' none, so the queue attempts come 20.2, 12.0 and 12.1 s apart and no one period holds them",
 	"bedrock-ra4-fixed12-short/calls/period":            "the AWS SDK's retry quota ran out in the first wave: its failed calls retried 8 s, the later waves' none, so the queue attempts come 20.2, 12.0 and 12.1 s apart and no one period holds them",
 	"bedrock-ra4-fixed12-short/sdk/period":              "the AWS SDK's retry quota ran out in the first wave: its failed calls retried 8 s, the later waves' none, so the queue attempts come 20.2, 12.0 and 12.1 s apart and no one period holds them",
 	"bedrock-ra4-fixed12-short/sdk/unseen rest":         "the AWS SDK's retry quota ran out in the first wave: its failed calls retried 8 s, the later waves' none, so the queue attempts come 20.2, 12.0 and 12.1 s apart and no one period holds them",
-	"bedrock-ra4-fixed12-short/combined/period":         "combined log alone: the requeue is three times the retry-after, so the later waves land on the first wave's 4 s comb, and with neither on the wire that comb reads as the period",
+	"bedrock-ra4-fixed12-short/combined/period":         "combined log alone: the requeue is three times the retry-after, so the later waves land on the first wave's 4 s comb; that comb's 4.10 s repeat is rejected as single calls' attempts (a wave's throttles skip its next grid point), and with neither delay on the wire nothing else gives the period",
 	// Retry-after as an HTTP date 2 s on: each retry waits until a whole
 	// second. The first wave's calls began 0.8 s into a second and took
 	// 0.73 s less than the later waves', which begin on whole seconds, so

@@ -298,6 +298,15 @@ func findings(r *Result) []string {
 		acf, thr := numPair(w.ACF, w.Threshold)
 		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, but only three bursts keep to it, and the middle one sits %s from where the period puts it between the others, %s times the %s its waves' spread explains: a fixed delay puts it there, bursts at random times anywhere near.",
 			secs(w.BestLag), acf, thr, secs(w.MidwayOffset), num(w.MidwayOffset/w.MidwayError), secs(w.MidwayError)))
+	case w.BestLag > 0 && w.Rejected == rejectedSkipped && w.Skipped != nil:
+		acf, thr := numPair(w.ACF, w.Threshold)
+		side := "not above"
+		if w.ACF > w.Threshold {
+			side = "above"
+		}
+		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, %s the shuffled-data threshold of %s, and %d of %s on its grid, but the wave at %s had %s throttled attempts and no burst came a period later: the next wave on the grid came %s after it. A fixed delay sends every throttled call again one period on, so %s is not the delay the retries waited; runs of bursts this short between empty grid points are the attempts of single calls, one SDK retry delay apart.",
+			secs(w.BestLag), acf, side, thr, w.OnGrid, burstCount(len(w.Waves)), w.Skipped.Wave.Format("15:04:05"), count(w.Skipped.Throttled),
+			secs(w.Skipped.NextAfter), secs(w.BestLag)))
 	case w.BestLag > 0 && w.ACF > w.Threshold && w.Rejected == rejectedWide:
 		acf, thr := numPair(w.ACF, w.Threshold)
 		out = append(out, fmt.Sprintf("No periodic waves: the best repeat, %s, has ACF %s, above the shuffled-data threshold of %s, and %d bursts on its grid, but they are wide and unlike in width, as bursts run together are, and three such line up by chance too often.",

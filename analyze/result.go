@@ -7,7 +7,7 @@ import "time"
 
 // SchemaVersion is the version of the JSON result schema (docs/result-schema.md).
 // Bump the minor for additions, the major for renames or removals.
-const SchemaVersion = "1.20"
+const SchemaVersion = "1.21"
 
 // Result is everything stampede concludes about one incident.
 type Result struct {
@@ -309,6 +309,10 @@ type Waves struct {
 	// further from halfway between the others than their spread
 	// explains: see MidwayOffset).
 	Rejected string `json:"rejected,omitempty"`
+	// Skipped is, when Rejected is "skipped", the wave on the grid whose
+	// throttled attempts did not come back a period later while the storm
+	// went on.
+	Skipped *SkippedSlot `json:"skipped,omitempty"`
 	// ThrottledDuringBursts is, when Rejected is "outlasted", how many
 	// attempts of the series' class were throttled from the first wave's
 	// start to BurstsStopped; ThrottledAfterBursts, how many in as long a
@@ -655,4 +659,17 @@ type ImpactSpan struct {
 	Attempts     int64   `json:"attempts"`
 	Throttled    int64   `json:"throttled"`
 	ThrottleRate float64 `json:"throttle_rate"`
+}
+
+// SkippedSlot is a wave on a grid whose throttled attempts did not come
+// back a period later: its next grid point held no burst, and the next
+// wave on the grid came over half a period past it.
+type SkippedSlot struct {
+	// Wave is the wave's start.
+	Wave time.Time `json:"wave"`
+	// Throttled counts the wave's throttled attempts.
+	Throttled int64 `json:"throttled"`
+	// NextAfter is the seconds from the wave's centre to the next wave on
+	// the grid.
+	NextAfter float64 `json:"next_after_s"`
 }

@@ -1121,19 +1121,40 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 			}
 		}
 	}
-	// nextDue is the arrivals in the window where the wave after the last
-	// is due, one period on, reaching at least minHalf either side of it;
-	// the background expected in it; and its width in bins.
-	nextDue := func(period float64, minHalf int64) (arrivals []int64, lambda float64, bins int) {
-		// Look within twice the last wave's width of where it is due: a
-		// narrow window keeps the expected background tiny.
-		due := int64(centres[len(centres)-1] + period*1e9)
-		half := max(int64(2*w.Waves[len(w.Waves)-1].Width*1e9), int64(period*1e9/40), minHalf)
+	// levelAt is the background level per bin at a time.
+	levelAt := func(t int64) float64 { return level[min(len(level)-1, max(0, int((t-b.t0)/bw)))] }
+	// arrivalsDue is the arrivals in the window reaching at least reach
+	// either side of where a wave is due; the background expected in it;
+	// and its width in bins. A narrow window keeps the expected
+	// background tiny.
+	arrivalsDue := func(due, reach int64, period float64) (arrivals []int64, lambda float64, bins int) {
+		half := max(reach, int64(period*1e9/40))
 		// Never wider than a quarter period: a window reaching back into
-		// the wave just found would find it again.
+		// the wave before would find it again.
 		half = min(half, int64(period*1e9/4))
 		bins = int(2 * half / bw)
-		return between(times, due-half, due+half), level[min(len(level)-1, max(0, int((due-b.t0)/bw)))] * float64(bins), bins
+		return between(times, due-half, due+half), levelAt(due) * float64(bins), bins
+	}
+	// cameBack reports whether at least half of expect arrivals over the
+	// background came within a wave's width (of the wave a period before)
+	// of where it is due: the wave there, whether or not it stood out as
+	// a burst. Where half of expect would not stand out of the
+	// background's noise (three standard deviations), an empty point
+	// cannot be told from a wave's tail, and the wave is taken to have
+	// come back. The background is taken halfway back to that wave: a
+	// wave that no burst was found for is background to the level where
+	// it lies.
+	cameBack := func(due int64, width, period float64, expect int64) bool {
+		arrivals, _, bins := arrivalsDue(due, max(int64(width*1e9), 2*bw), period)
+		lambda := levelAt(due-int64(period*1e9/2)) * float64(bins)
+		half := float64(expect) / 2
+		return half < 3*math.Sqrt(lambda) || float64(len(arrivals))-lambda >= half
+	}
+	// nextDue is arrivalsDue where the wave after the last is due, one
+	// period on.
+	nextDue := func(period float64, minHalf int64) (arrivals []int64, lambda float64, bins int) {
+		// Within twice the last wave's width of it.
+		return arrivalsDue(int64(centres[len(centres)-1]+period*1e9), max(int64(2*w.Waves[len(w.Waves)-1].Width*1e9), minHalf), period)
 	}
 	// dueWaves adds the waves due every period after the last: the last
 	// waves of a decaying storm can be too small to stand out of the
@@ -1478,6 +1499,13 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 				w.Outgrown = []int64{failed, w.Waves[wave].Size}
 			}
 		}
+		if w.Periodic {
+			if wave, throttled, after, ok := skippedSlot(j, w.Waves, centres, onPeriod, w.Period, seconds(bw), cameBack); ok {
+				w.Periodic, w.Period, w.PeriodEvidence, w.Rejected = false, 0, "", rejectedSkipped
+				w.IntraWaveSpacing, w.IntraWaveACF, w.IntraWaveThreshold, w.IntraWaveSeries = 0, 0, 0, ""
+				w.Skipped = &SkippedSlot{Wave: w.Waves[wave].Start, Throttled: throttled, NextAfter: after}
+			}
+		}
 		periodMembers = onPeriod
 	}
 	if pr.found {
@@ -1790,6 +1818,95 @@ func throttledIn(j *joins, from, to int64) iter.Seq[int64] {
 		}
 	}
 }
+
+// skippedSlot finds a wave on the grid whose throttled attempts did not
+// come back a period later while the storm went on: no burst, nor half
+// a wave's arrivals over the background (cameBack), came near its next
+// grid point, and the next wave on the grid, more than a clump, comes
+// over half a period past it. A fixed delay sends every throttled call
+// again one period on, so an empty grid point inside a storm says the
+// spacing is not the delay every retry waits. The attempts of one
+// call spaced by an honoured retry-after leave such gaps where each call
+// ends and its task waits out a longer requeue delay: on whole-second
+// stamps, with no call or retry count logged, they are runs of bursts
+// one retry-after apart (the combined log of the recording
+// anthropic-ra5-pct10-10-short: three attempts 5 s apart, then 9 s to
+// the next queue attempt's first). So the period is rejected where the
+// runs of waves between skipped grid points are on average no longer
+// than a call's attempts: a limit on calls in flight can keep such a
+// comb going across calls, dozens of waves with a skip here and there,
+// and there the spacing is the traffic's own. A wave held back by the
+// limiter comes less than half a period late, a phase slip of the grid,
+// and skips nothing. It returns the first skipped wave's index, its
+// throttled attempts, and the seconds from its centre to the next wave
+// on the grid.
+func skippedSlot(j *joins, waves []Wave, centresNs []float64, onGrid []bool, period, binWidth float64, cameBack func(due int64, width, period float64, expect int64) bool) (wave int, throttled int64, after float64, ok bool) {
+	if period <= 0 {
+		return 0, 0, 0, false
+	}
+	tol := max(gridTolerance*period, 1.5*binWidth)
+	margin := wholeSecondMargin(j)
+	runs, skips := 0, 0
+	for i, on := range onGrid {
+		if !on {
+			continue
+		}
+		from := waves[i].Start.UnixNano() - margin
+		to := waves[i].Start.UnixNano() + int64((waves[i].Width+binWidth)*1e9)
+		n := throttledBetween(j, from, to)
+		if n < minFloorWave {
+			continue
+		}
+		runs++
+		centre := centresNs[i] / 1e9
+		due := centre + period
+		next := -1
+		// Waves past onGrid were added a period after the last burst, on
+		// the grid or off it, and are not asked.
+		for k := i + 1; k < len(onGrid); k++ {
+			// A burst whose centre is off the point but whose span takes
+			// it in came back too: a wave and its retry-after comb can run
+			// together into one wide burst.
+			c := centresNs[k] / 1e9
+			start := float64(waves[k].Start.UnixNano()) / 1e9
+			if math.Abs(c-due) <= tol || (start-tol <= due && due <= start+waves[k].Width+tol) {
+				break
+			}
+			if onGrid[k] && c > due {
+				next = k
+				break
+			}
+		}
+		if next < 0 || centresNs[next]/1e9-due <= period/2 || waves[next].Size < minFloorWave {
+			continue
+		}
+		// The last waves of a decaying storm can be too small to stand
+		// out as bursts, yet come where they are due: half the calls of
+		// the smaller of this wave's throttles and the next wave on the
+		// grid is taken for one there, where an empty point holds the
+		// background alone.
+		if cameBack(int64(due*1e9), waves[i].Width, period, min(n, waves[next].Size)) {
+			continue
+		}
+		if skips == 0 {
+			wave, throttled, after = i, n, centresNs[next]/1e9-centre
+		}
+		skips++
+	}
+	if skips == 0 {
+		return 0, 0, 0, false
+	}
+	attempts := maxFailedCallAttempts(j)
+	if len(j.calls) == 0 {
+		attempts = defaultCallAttempts
+	}
+	return wave, throttled, after, runs <= attempts*(skips+1)
+}
+
+// defaultCallAttempts is the most attempts a call makes under the SDKs'
+// default retry settings (botocore's legacy mode: five), for when no log
+// shows calls.
+const defaultCallAttempts = 5
 
 // lastWaveSucceeded reports whether the calls are known and none failed
 // that started in the last wave, or, failing that, after it: a last wave of
@@ -4042,6 +4159,7 @@ const (
 	rejectedOutlasted = "outlasted"
 	rejectedUnfailed  = "more than failed"
 	rejectedUneven    = "uneven"
+	rejectedSkipped   = "skipped"
 
 	// strongGridACF is how many times its shuffled threshold an ACF must
 	// be to carry a period strongly: enough that chance alignments of

@@ -1235,3 +1235,97 @@ func TestWavesOutlastedByTheThrottling(t *testing.T) {
 		}
 	}
 }
+
+// TestSkippedSlot: a wave whose throttled attempts do not come back a
+// period later, while the storm goes on, says the spacing is not the
+// delay every retry waited, where such gaps come every few waves (one
+// call's attempts, then a longer requeue delay); a phase slip, the storm's
+// end, a clump after the gap, or a cadence that a limit on calls in flight
+// keeps going for dozens of waves do not.
+func TestSkippedSlot(t *testing.T) {
+	type burst struct {
+		at        float64
+		size, thr int
+		// width is the burst's span, 10 ms an attempt if 0.
+		width float64
+		// off keeps the burst off the grid, as a centre off it is.
+		off bool
+		// hidden leaves its arrivals unfound as a burst.
+		hidden bool
+	}
+	const period = 5.0
+	every := func(from float64, n, size, thr int) []burst {
+		var out []burst
+		for k := range n {
+			out = append(out, burst{at: from + float64(k)*period, size: size, thr: thr})
+		}
+		return out
+	}
+	tests := []struct {
+		name   string
+		bursts []burst
+		// due is how many waves at the end were added where the grid put
+		// them, past the ones judged on it.
+		due  int
+		want bool
+	}{
+		{name: "three attempts of each call, then a longer requeue", bursts: append(every(0, 3, 40, 36), every(19.5, 3, 30, 26)...), want: true},
+		{name: "a storm replayed every period", bursts: every(0, 6, 40, 36)},
+		{name: "a wave held back less than half a period", bursts: append(every(0, 3, 40, 36), every(17, 3, 30, 26)...)},
+		{name: "the storm ended", bursts: every(0, 3, 40, 36)},
+		{name: "a clump after the gap", bursts: append(every(0, 3, 40, 36), burst{at: 19.5, size: 4, thr: 2})},
+		{name: "a cadence kept for dozens of waves, one skipped", bursts: append(every(0, 12, 40, 36), every(65, 12, 30, 26)...)},
+		{name: "a wave too small to stand out as a burst where it was due",
+			bursts: append(append(every(0, 3, 40, 36), burst{at: 15, size: 20, thr: 10, hidden: true}), every(20, 3, 30, 26)...)},
+		{name: "a wave run together with its comb into one wide burst over the grid point",
+			bursts: append(append(every(0, 3, 40, 36), burst{at: 15, size: 40, thr: 36, width: 4, off: true}), every(20, 3, 30, 26)...)},
+		{name: "the next wave one added where the last burst put it due", bursts: append(every(0, 3, 40, 36), burst{at: 19.5, size: 30, thr: 26}), due: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var events []timeline.Event
+			var waves []Wave
+			var centres []float64
+			for _, b := range tc.bursts {
+				width := b.width
+				if width == 0 {
+					width = 0.01 * float64(b.size)
+				}
+				for k := range b.size {
+					out := ok
+					if k < b.thr {
+						out = thr
+					}
+					events = append(events, ev(timeline.LayerHTTP, b.at+width*float64(k)/float64(b.size), out, bat, "", "", 0))
+				}
+				if b.hidden {
+					continue
+				}
+				waves = append(waves, Wave{Start: time.Unix(0, genEpoch+int64(b.at*1e9)), Width: width, Size: int64(b.size)})
+				centres = append(centres, float64(genEpoch)+(b.at+width/2)*1e9)
+			}
+			var onGrid []bool
+			for _, b := range tc.bursts[:len(tc.bursts)-tc.due] {
+				if !b.hidden {
+					onGrid = append(onGrid, !b.off)
+				}
+			}
+			j := buildJoins(build(events...))
+			// Half the expected arrivals within a second of the point,
+			// with no background, are its wave come back.
+			cameBack := func(due int64, _, _ float64, expect int64) bool {
+				n := 0
+				for _, e := range events {
+					if e.Start >= due-1e9 && e.Start <= due+1e9 {
+						n++
+					}
+				}
+				return 2*int64(n) >= expect
+			}
+			_, _, _, got := skippedSlot(j, waves, centres, onGrid, period, 0.1, cameBack)
+			if got != tc.want {
+				t.Errorf("skippedSlot = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

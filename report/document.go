@@ -467,6 +467,11 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 					method = append(method, fact{"why not a period", fmt.Sprintf("a burst of %s on its grid follows a period in which only %s attempts failed: a fixed delay sends again only what failed",
 						count(w.Outgrown[1]), count(w.Outgrown[0]))})
 				}
+			case "skipped":
+				if w.Skipped != nil {
+					method = append(method, fact{"why not a period", fmt.Sprintf("the wave at %s had %s throttled attempts and no burst came a period later; the next wave on its grid came %s after it: a fixed delay sends every throttled call again one period on",
+						w.Skipped.Wave.Format("15:04:05"), count(w.Skipped.Throttled), seconds(w.Skipped.NextAfter))})
+				}
 			case "uneven":
 				method = append(method, fact{"why not a period", fmt.Sprintf("the 3 bursts on its grid are uneven: the middle one sits %s from where the period puts it between the others, where their spread explains %s",
 					seconds(w.MidwayOffset), seconds(w.MidwayError))})
