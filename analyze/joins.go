@@ -317,8 +317,8 @@ func (j *joins) joinAttempts(opening int) {
 // before it, or a call's last retry read after the next call's first
 // attempt. So e goes to the task's latest group, cur, or the one before
 // it, when that group lacks e's number and e continues it (its last
-// number is one less) or precedes it (its first number is larger),
-// starting within margin of that neighbour. ok is false when no group
+// number is one less), fills a gap in its numbers, or precedes it (its
+// first number is larger), starting within margin of that neighbour. ok is false when no group
 // fits, and the usual rules apply.
 func (j *joins) flippedGroup(e *timeline.Event, cur int, previous symIndex, margin int64) (int, bool) {
 	fits := func(g int) bool {
@@ -327,6 +327,12 @@ func (j *joins) flippedGroup(e *timeline.Event, cur int, previous symIndex, marg
 		switch {
 		case last.Attempt == e.Attempt-1:
 			return g != cur && e.Start-last.Start <= margin
+		case first.Attempt < e.Attempt && last.Attempt > e.Attempt:
+			// A retry read after its own call's next retry: both stamped
+			// in one second, the later one's request a millisecond
+			// longer (openai-nora-fixed5-short, whose rejections took
+			// 0 to 2 ms).
+			return e.Start-last.Start <= margin && j.groupHasAttempt(gr, e.Attempt-1) && !j.groupHasAttempt(gr, e.Attempt)
 		case first.Attempt > e.Attempt:
 			return abs64(first.Start-e.Start) <= margin && !j.groupHasAttempt(gr, e.Attempt)
 		}
