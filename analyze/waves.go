@@ -1917,13 +1917,13 @@ const defaultCallAttempts = 5
 // wave, too small to stand out, ended the storm (a wave's tail of late
 // first attempts that failed at once is still its own).
 func lastWaveSucceeded(j *joins, last Wave, period, binWidth float64) bool {
-	from := last.Start.UnixNano() - wholeSecondMargin(j)
-	batch := callsHaveClass(j, timeline.ClassBatch)
-	if callsSucceededFrom(j, from, batch) {
+	latest, latestFailed := latestCallStarts(j, callsHaveClass(j, timeline.ClassBatch))
+	// Calls started at or after from, and none of them failed.
+	succeededFrom := func(from int64) bool { return latest >= from && latestFailed < from }
+	if succeededFrom(last.Start.UnixNano() - wholeSecondMargin(j)) {
 		return true
 	}
-	after := last.Start.UnixNano() + int64(last.Width*1e9) + int64(time.Second)
-	if callsSucceededFrom(j, after, batch) {
+	if succeededFrom(last.Start.UnixNano() + int64(last.Width*1e9) + int64(time.Second)) {
 		return true
 	}
 	if period <= 0 {
@@ -1931,35 +1931,26 @@ func lastWaveSucceeded(j *joins, last Wave, period, binWidth float64) bool {
 	}
 	half := last.Start.UnixNano() + int64(period/2*1e9)
 	due := last.Start.UnixNano() + int64((period-max(periodTolerance*period, binWidth))*1e9)
-	return callsSucceededFrom(j, half, batch) && callStartedFrom(j, due, batch)
+	return succeededFrom(half) && latest >= due
 }
 
-// callStartedFrom reports whether a call (a batch call, with batch)
-// started at or after from.
-func callStartedFrom(j *joins, from int64, batch bool) bool {
-	for i := range j.calls {
-		if c := &j.calls[i]; c.start >= from && (!batch || c.class == timeline.ClassBatch) {
-			return true
-		}
-	}
-	return false
-}
-
-// callsSucceededFrom reports whether calls (batch calls only, with batch)
-// started at or after from, and none of them failed.
-func callsSucceededFrom(j *joins, from int64, batch bool) bool {
-	var calls int
+// latestCallStarts is the latest start of a call, and of a failed call
+// (batch calls only, with batch); math.MinInt64 where there is none. One
+// walk over the calls answers every "did calls start, and none fail,
+// from then on" that lastWaveSucceeded asks.
+func latestCallStarts(j *joins, batch bool) (latest, latestFailed int64) {
+	latest, latestFailed = math.MinInt64, math.MinInt64
 	for i := range j.calls {
 		c := &j.calls[i]
-		if c.start < from || (batch && c.class != timeline.ClassBatch) {
+		if batch && c.class != timeline.ClassBatch {
 			continue
 		}
-		calls++
+		latest = max(latest, c.start)
 		if c.failed() {
-			return false
+			latestFailed = max(latestFailed, c.start)
 		}
 	}
-	return calls > 0
+	return latest, latestFailed
 }
 
 // maxACFPoints bounds the ACF curve kept in the result: enough for a chart
