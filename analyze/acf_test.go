@@ -237,6 +237,14 @@ func TestStrayBursts(t *testing.T) {
 		// Merged waves put their centre midway through their comb.
 		{name: "grid through merged waves", period: 60, comb: 12, binWidth: 0.1,
 			bursts: []burst{{0, 13, true}, {60, 13, true}, {114, 1, false}, {126, 1, false}, {180, 13, true}}, want: 0},
+		// Four attempts a 5.15 s comb apart in a 20.6 s period on whole
+		// seconds, every burst two bins wide but one wave stamped a bin
+		// wider (accuracy stream 12074, trace 145): the grid runs through
+		// the first attempts, not the middle of merged waves, so the
+		// retries are whole spacings from it.
+		{name: "one wave on the grid a bin wider than the rest", period: 20.6, comb: 5.15, binWidth: 1,
+			bursts: []burst{{0, 2, true}, {5.15, 2, false}, {10.3, 2, false}, {15.45, 2, false}, {20.6, 3, true}, {25.75, 2, false},
+				{30.9, 2, false}, {36.05, 2, false}, {41.2, 2, true}, {46.35, 2, false}, {51.5, 2, false}, {56.65, 2, false}, {61.8, 2, true}}, want: 0},
 		{name: "a burst off the grid and off the comb", period: 60, comb: 12, binWidth: 0.1,
 			bursts: []burst{{0, 1, true}, {12, 1, false}, {60, 1, true}, {90, 1, false}, {120, 1, true}}, want: 1},
 		{name: "two strays at different offsets with a comb", period: 60, comb: 12, binWidth: 0.1,

@@ -2726,13 +2726,21 @@ func combReach(waves []Wave, onGrid []bool, comb, binWidth float64) (step, tol f
 	tol = max(gridTolerance*comb, 1.5*binWidth)
 	// A grid through waves whose attempts merged runs through the middle
 	// of their comb, so where other waves stand apart their attempts lie
-	// half spacings from it.
+	// half spacings from it. It takes half the waves on the grid merged:
+	// one wave of sharp ones stamped a bin wider is no grid through merged
+	// waves (stream 12074, trace 145).
 	step = 1.0
-	for g, on := range onGrid {
-		if on && waves[g].Width >= comb/2 {
-			step = 0.5
-			break
+	merged, on := 0, 0
+	for g, isOn := range onGrid {
+		if isOn {
+			on++
+			if waves[g].Width >= comb/2 {
+				merged++
+			}
 		}
+	}
+	if 2*merged >= on && merged > 0 {
+		step = 0.5
 	}
 	return step, tol
 }
@@ -4462,11 +4470,28 @@ func retriesOutgrowWave(centresNs []float64, waves []Wave, onGrid []bool, strayI
 			continue
 		}
 		floor := float64(waves[last].Size)
+		if next := nextOnGrid(onGrid, i); next >= 0 && waves[i].Width > waves[last].Width && (centresNs[next]-centresNs[i])/1e9 < period {
+			// A burst wider than its wave may be its last retry run
+			// together with the next wave's first attempts, a comb
+			// spacing or less apart when the grid runs through the
+			// retries: it holds at most both waves' calls.
+			floor += float64(waves[next].Size)
+		}
 		if float64(waves[i].Size) > floor+3*math.Sqrt(floor)+3 {
 			return last, i, true
 		}
 	}
 	return -1, -1, false
+}
+
+// nextOnGrid is the index of the first burst on the grid after i, or -1.
+func nextOnGrid(onGrid []bool, i int) int {
+	for j := i + 1; j < len(onGrid); j++ {
+		if onGrid[j] {
+			return j
+		}
+	}
+	return -1
 }
 
 // dropTail leaves out of the strays the bursts of fewer than

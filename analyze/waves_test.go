@@ -1077,7 +1077,9 @@ func TestRetriesOutgrowWave(t *testing.T) {
 		sizes   []int64
 		onGrid  []bool
 		period  float64
-		want    bool
+		// widths are the bursts' widths in seconds, 0 for each if nil.
+		widths []float64
+		want   bool
 	}{
 		// Random bursts (accuracy stream 1924): a retry of 211 after a
 		// wave of 130.
@@ -1090,6 +1092,19 @@ func TestRetriesOutgrowWave(t *testing.T) {
 		// requests before the storm, which bounds no wave.
 		{name: "a background clump on a grid through the retries", centres: []float64{0, 14, 24.8, 39.5, 50.3, 65}, sizes: []int64{3, 63, 63, 43, 43, 31},
 			onGrid: []bool{true, false, true, false, true, false}, period: 25.5},
+		// Four attempts 5 s apart in an 18.4 s period on whole seconds
+		// (accuracy stream 11004, trace 247): each call's last retry and
+		// the next wave's first attempts, 3.4 s apart, make one burst
+		// three bins wide, the grid running through the second attempts.
+		{name: "a last retry run together with the next wave's first attempts",
+			centres: []float64{0, 5, 10, 16.7, 23.4, 28.4, 35.1, 41.8}, sizes: []int64{293, 293, 293, 568, 275, 275, 535, 258},
+			widths: []float64{0, 0, 0, 3, 0, 0, 2, 0}, onGrid: []bool{false, true, false, false, true, false, false, true}, period: 18.4},
+		{name: "a burst as sharp as its wave holding both waves' calls",
+			centres: []float64{0, 5, 10, 16.7, 23.4, 28.4, 35.1, 41.8}, sizes: []int64{293, 293, 293, 568, 275, 275, 535, 258},
+			onGrid: []bool{false, true, false, false, true, false, false, true}, period: 18.4, want: true},
+		{name: "a wide burst outnumbering both waves",
+			centres: []float64{0, 5, 10, 16.7, 23.4, 28.4, 35.1, 41.8}, sizes: []int64{293, 293, 293, 900, 275, 275, 535, 258},
+			widths: []float64{0, 0, 0, 3, 0, 0, 2, 0}, onGrid: []bool{false, true, false, false, true, false, false, true}, period: 18.4, want: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1097,6 +1112,9 @@ func TestRetriesOutgrowWave(t *testing.T) {
 			waves := make([]Wave, len(tc.sizes))
 			for i := range tc.centres {
 				centres[i], waves[i].Size = tc.centres[i]*1e9, tc.sizes[i]
+				if tc.widths != nil {
+					waves[i].Width = tc.widths[i]
+				}
 			}
 			_, _, got := retriesOutgrowWave(centres, waves, tc.onGrid, nil, tc.period)
 			if got != tc.want {
