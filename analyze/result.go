@@ -7,7 +7,7 @@ import "time"
 
 // SchemaVersion is the version of the JSON result schema (docs/result-schema.md).
 // Bump the minor for additions, the major for renames or removals.
-const SchemaVersion = "1.21"
+const SchemaVersion = "1.22"
 
 // Result is everything stampede concludes about one incident.
 type Result struct {
@@ -537,6 +537,10 @@ type DelayStats struct {
 	// WholeSeconds is true when the gaps were measured between whole-second
 	// stamps, which hide jitter under a second.
 	WholeSeconds bool `json:"whole_seconds,omitempty"`
+	// TooCoarse is true when whole-second stamps spread even an exact
+	// delay this short as widely as these gaps spread: neither fixed nor
+	// jittered can be told, and Fixed is false.
+	TooCoarse bool `json:"too_coarse,omitempty"`
 	// ClockTimed is true when the waits ended on one point of the
 	// wall-clock second while their lengths varied: each waited until a
 	// clock time (a retry-after sent as an HTTP date), so Fixed is too.

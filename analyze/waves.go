@@ -3327,6 +3327,7 @@ func (d *delaySample) stats() DelayStats {
 	coarse := d.coarse || d.whole
 	ds.Fixed = isFixed(ds, coarse)
 	ds.WholeSeconds = coarse
+	ds.TooCoarse = !ds.Fixed && coarse && !canJudgeWholeSeconds(ds)
 	if d.landed != nil && !coarse {
 		if timed, landing := clockTimed(ds, d.began, d.landed); timed {
 			ds.ClockTimed, ds.Landing, ds.Fixed = true, landing, true
@@ -3830,8 +3831,11 @@ func unseenRemainder(j *joins, period, dur float64, haveRetry bool, suspect func
 		parts = append(parts, fmt.Sprintf("%d x attempt time %s", a, secs(dur)))
 		rest -= d
 	}
-	// A remainder this small is the SDK's own spread, not a delay.
-	if rest < 0.25*period {
+	// A remainder this small is the SDK's own spread, not a delay: the
+	// period is measured to a few per cent. A tenth of it still holds a
+	// short requeue after a long comb (3 s after 3 x 5 s, in an 18 s
+	// period: openai-ra5-fixed3-max3-short).
+	if rest < minUnseenShare*period {
 		return []FixedDelay{}, 0
 	}
 	if a == 1 {
@@ -3841,6 +3845,10 @@ func unseenRemainder(j *joins, period, dur float64, haveRetry bool, suspect func
 	fd.Text = fmt.Sprintf("period %s = %s", secs(period), strings.Join(parts, " + "))
 	return []FixedDelay{fd}, rest
 }
+
+// minUnseenShare is the least share of the period that the SDK log alone
+// names as a delay no log shows.
+const minUnseenShare = 0.1
 
 // medianFailedCallSpan is the median time that failed batch calls of a
 // attempts took, start to end; ok is false without any.
@@ -3960,7 +3968,7 @@ func fixedWord(d DelayStats) string {
 	switch {
 	case d.Fixed:
 		return "fixed, no jitter"
-	case d.WholeSeconds && !canJudgeWholeSeconds(d):
+	case d.TooCoarse:
 		return fmt.Sprintf("%s to %s on whole-second stamps, too coarse to tell fixed from jittered", secs(d.Min), secs(d.Max))
 	}
 	return fmt.Sprintf("jittered, %s to %s", secs(d.Min), secs(d.Max))

@@ -307,7 +307,10 @@ func TestExplainPeriodWithoutTheRunnersLog(t *testing.T) {
 		text   string // "" for no suspect
 	}{
 		{"a requeue-sized rest", 14.3, "period 14.3 s = 2 x retry-after 2.00 s ± <0.01 s honoured exactly (SDK) + 3 x attempt time 0.100 s + 10.0 s that no log given shows, between a failed call's end and its task's next call"},
-		{"a rest under a quarter of the period", 5, ""},
+		// 3 s after 3 x 5 s in an 18 s period (openai-ra5-fixed3-max3-short)
+		// is as short a share as a requeue takes.
+		{"a short rest after a long comb", 5, "period 5.00 s = 2 x retry-after 2.00 s ± <0.01 s honoured exactly (SDK) + 3 x attempt time 0.100 s + 0.700 s that no log given shows, between a failed call's end and its task's next call"},
+		{"a rest under a tenth of the period", 4.6, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, unseen := explainPeriod(j, tc.period, []DelayStats{ra, sdk}, DelayStats{})
@@ -347,7 +350,7 @@ func TestUnseenRemainderOfOneAttempt(t *testing.T) {
 	}{
 		{"one attempt each", failed(1, 1, 1, 2), 10.1, 10.0},
 		{"no failed calls", failed(), 10.1, 0},
-		{"an attempt as long as the period", failed(1, 1), 0.12, 0},
+		{"an attempt as long as the period", failed(1, 1), 0.105, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, unseen := unseenRemainder(tc.j, tc.period, 0.1, false, noSDK, 0)
@@ -1343,6 +1346,38 @@ func TestSkippedSlot(t *testing.T) {
 			_, _, _, got := skippedSlot(j, waves, centres, onGrid, period, 0.1, cameBack)
 			if got != tc.want {
 				t.Errorf("skippedSlot = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestDelayTooCoarse pins when whole-second stamps leave a delay's spread
+// unjudged: short, and spread by less than a second, as truncation spreads
+// even an exact delay (openai-ra5-fixed3-max3-short: 35 requeue gaps of
+// 3 s, one crossing into the next second).
+func TestDelayTooCoarse(t *testing.T) {
+	gaps := func(base float64, n int, extra ...float64) []float64 {
+		out := make([]float64, 0, n+len(extra))
+		for k := range n {
+			out = append(out, base-0.005*float64(k%30))
+		}
+		return append(out, extra...)
+	}
+	tests := []struct {
+		name             string
+		sample           delaySample
+		fixed, tooCoarse bool
+	}{
+		{"a 3 s delay on whole seconds, one gap a second longer", delaySample{kind: kindRequeue, whole: true, gaps: gaps(3, 34, 3.8)}, false, true},
+		{"a 3 s delay on millisecond stamps, judged", delaySample{kind: kindRequeue, gaps: gaps(3, 34, 3.8)}, false, false},
+		{"a 10 s delay on whole seconds", delaySample{kind: kindRequeue, whole: true, gaps: gaps(10, 34, 10.8)}, true, false},
+		{"a 3 s delay spread over seconds", delaySample{kind: kindRequeue, whole: true, gaps: gaps(3, 20, 1, 5, 1, 5, 1, 5, 0.5, 5.5)}, false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ds := tc.sample.stats()
+			if ds.Fixed != tc.fixed || ds.TooCoarse != tc.tooCoarse {
+				t.Errorf("fixed %v, too coarse %v; want %v, %v (%+v)", ds.Fixed, ds.TooCoarse, tc.fixed, tc.tooCoarse, ds)
 			}
 		})
 	}

@@ -611,8 +611,13 @@ func wavesSection(w *analyze.Waves, window analyze.Window) section {
 		g := newGrid("delay", "#n", "#mean", "#σ", "#p50", "#min", "#max", "spread")
 		for _, d := range w.Delays {
 			kind := "jittered"
-			if d.Fixed {
+			switch {
+			case d.Fixed:
 				kind = "fixed"
+			case d.TooCoarse:
+				// The finding names the delay with its range; the table
+				// must not call it jittered beside it.
+				kind = "too coarse"
 			}
 			g.add(d.Kind, count(d.N), seconds(d.Mean), spread(d.Mean, d.Sigma), seconds(d.P50), seconds(d.Min), seconds(d.Max), kind)
 		}

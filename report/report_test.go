@@ -327,3 +327,46 @@ func TestJSONRejectsNaN(t *testing.T) {
 		t.Error("table does not show NaN product as not available")
 	}
 }
+
+// TestDelaySpreadLabel pins the delays table's word for each delay's
+// spread: it must not call jittered a delay the finding says whole-second
+// stamps cannot judge.
+func TestDelaySpreadLabel(t *testing.T) {
+	tests := []struct {
+		name  string
+		delay analyze.DelayStats
+		want  string
+	}{
+		{"fixed", analyze.DelayStats{Kind: "requeue delay", N: 40, Mean: 10, P50: 10, Min: 10, Max: 10, Fixed: true}, "fixed"},
+		{"jittered", analyze.DelayStats{Kind: "requeue delay", N: 40, Mean: 10, Sigma: 2.9, P50: 10, Min: 5, Max: 15}, "jittered"},
+		{"too coarse to tell", analyze.DelayStats{Kind: "requeue delay", N: 35, Mean: 3, Sigma: 0.15, P50: 3, Min: 2.81, Max: 3.8,
+			WholeSeconds: true, TooCoarse: true}, "too coarse"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := partialResult()
+			r.Waves.Delays = []analyze.DelayStats{tc.delay}
+			for _, f := range []Format{FormatTable, FormatMarkdown, FormatHTML} {
+				var b bytes.Buffer
+				if err := Render(&b, r, f); err != nil {
+					t.Fatal(err)
+				}
+				out := b.String()
+				row := out[strings.Index(out, "requeue delay"):]
+				row = row[:strings.IndexAny(row, "\n")]
+				if f == FormatHTML {
+					row = out[strings.Index(out, "requeue delay"):]
+					row = row[:strings.Index(row, "</tr>")]
+				}
+				if !strings.Contains(row, tc.want) {
+					t.Errorf("%s: delays row %q lacks %q", f, row, tc.want)
+				}
+				for _, other := range []string{"fixed", "jittered", "too coarse"} {
+					if other != tc.want && strings.Contains(row, other) {
+						t.Errorf("%s: delays row %q says %q, want %q", f, row, other, tc.want)
+					}
+				}
+			}
+		})
+	}
+}

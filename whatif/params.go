@@ -290,7 +290,7 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 		// Half the delays on one floor, the rest trailing above it, is a
 		// fixed delay run late now and then (a runner busy at the time).
 		onFloor := requeue.P50-requeue.P10 < 0.02*requeue.P50
-		if !requeue.Fixed && !onFloor {
+		if !requeue.Fixed && !onFloor && !requeue.TooCoarse {
 			sc.Runner.RequeueJitter = simulate.JitterFull
 			sc.Runner.RequeueDelayS = 2 * requeue.Mean
 			// A delay spread by a share of itself, d × U(1 − p, 1 + p),
@@ -305,7 +305,13 @@ func Measure(tl *timeline.Timeline, res *analyze.Result, given Given) (Params, e
 			}
 		}
 		src("requeue delay", "measured")
-		src("requeue jitter", "measured")
+		if requeue.TooCoarse {
+			// Whole-second stamps cannot tell this delay's jitter: the
+			// replay keeps it fixed, and says so.
+			src("requeue jitter", "assumed")
+		} else {
+			src("requeue jitter", "measured")
+		}
 	case res.Waves.Periodic:
 		sc.Runner.RequeueDelayS = math.Max(0, res.Waves.Period-float64(sc.SDK.MaxAttempts-1)*sc.SDK.RetryAfterWait())
 		src("requeue delay", "measured")

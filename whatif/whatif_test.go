@@ -587,23 +587,31 @@ func TestMeasureUnthrottledTrace(t *testing.T) {
 
 // The job runner's requeue jitter, measured on real recordings: fixed, a
 // fixed delay run late now and then, a fixed delay spread by 10% either
-// way, and full jitter.
+// way, and full jitter; and, where whole-second stamps are too coarse to
+// tell, kept fixed and named assumed.
 func TestMeasureRequeueJitter(t *testing.T) {
 	for _, tt := range []struct {
 		incident string
 		jitter   string
 		delayS   float64
 		pct      float64
+		// accessOnly reads the access log without the calls log.
+		accessOnly bool
+		source     string
 	}{
-		{"openai-ra2-fixed10", simulate.JitterNone, 10, 0},
-		{"openai-nora-fixed10", simulate.JitterNone, 10, 0},
-		{"openai-ra3-pct10-15", simulate.JitterPct, 15, 10},
-		{"openai-ra2-full10", simulate.JitterFull, 10, 0},
+		{"openai-ra2-fixed10", simulate.JitterNone, 10, 0, false, "measured"},
+		{"openai-nora-fixed10", simulate.JitterNone, 10, 0, false, "measured"},
+		{"openai-ra3-pct10-15", simulate.JitterPct, 15, 10, false, "measured"},
+		{"openai-ra2-full10", simulate.JitterFull, 10, 0, false, "measured"},
+		{"openai-ra5-fixed3-max3-short", simulate.JitterNone, 3, 0, true, "assumed"},
 	} {
 		t.Run(tt.incident, func(t *testing.T) {
 			dir := filepath.Join("..", "testdata", "recorded", tt.incident)
-			tl, res, err := stampede.AnalyzeTimeline(context.Background(), stampede.Config{
-				Inputs: []string{filepath.Join(dir, "access.log.gz"), filepath.Join(dir, "calls.jsonl.gz")}, Seed: 1})
+			inputs := []string{filepath.Join(dir, "access.log.gz"), filepath.Join(dir, "calls.jsonl.gz")}
+			if tt.accessOnly {
+				inputs = inputs[:1]
+			}
+			tl, res, err := stampede.AnalyzeTimeline(context.Background(), stampede.Config{Inputs: inputs, Seed: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -614,6 +622,9 @@ func TestMeasureRequeueJitter(t *testing.T) {
 			r := p.Scenario.Runner
 			if r.RequeueJitter != tt.jitter || math.Abs(r.RequeueDelayS-tt.delayS) > 0.05*tt.delayS || math.Abs(r.RequeueJitterPct-tt.pct) > 1 {
 				t.Errorf("requeue %g s, %s jitter (%g%%); want %g s, %s (%g%%)", r.RequeueDelayS, r.RequeueJitter, r.RequeueJitterPct, tt.delayS, tt.jitter, tt.pct)
+			}
+			if got := p.Sources["requeue jitter"]; got != tt.source {
+				t.Errorf("requeue jitter %s, want %s", got, tt.source)
 			}
 		})
 	}
