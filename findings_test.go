@@ -114,6 +114,21 @@ var statedComparisons = []statedComparison{
 			}
 			return want(m[5] == m[1], "%s%% and %s%% joined by \"and\"", m[5], m[1])
 		}},
+	{name: "bursts at changing spacings", re: regexp.MustCompile(`kept no one spacing \(they began ([^)]*) apart\)`),
+		check: func(m []string) error {
+			var gaps []float64
+			for _, g := range regexp.MustCompile(`([0-9.]+) s`).FindAllStringSubmatch(m[1], -1) {
+				gaps = append(gaps, number(g[1]))
+			}
+			if len(gaps) < 2 {
+				return fmt.Errorf("%q lists fewer than two gaps", m[1])
+			}
+			lo, hi := gaps[0], gaps[0]
+			for _, g := range gaps {
+				lo, hi = math.Min(lo, g), math.Max(hi, g)
+			}
+			return want(hi-lo > 0.1*hi, "gaps %s agree to within a tenth", m[1])
+		}},
 	{name: "period split into delays", re: regexp.MustCompile(`period ([0-9.]+) s (=|≈) (requeue delay [^;]*)`),
 		check: func(m []string) error {
 			period := number(m[1])

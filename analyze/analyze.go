@@ -353,6 +353,8 @@ func findings(r *Result) []string {
 	}
 	if len(w.Groups) > 1 {
 		out = append(out, groupFinding(w.Groups))
+	} else if f, ok := unperiodicFixedRequeue(w); ok {
+		out = append(out, f)
 	}
 	if w.Periodic && len(w.Waves) >= 3 {
 		s := fmt.Sprintf("%d waves of %s", len(w.Waves), w.Series)
@@ -483,3 +485,49 @@ func overBursts(n int) string {
 	}
 	return "over " + burstCount(n)
 }
+
+// unperiodicFixedRequeue is the finding for a job runner whose requeue
+// delay was fixed where no period was found: the delay that lines a storm
+// up is there, and the bursts' own spacing says why no one period held
+// (the AWS SDKs' retry quota running out mid-storm, a concurrency limit).
+// Without it, "no period" would read as "no fixed delay".
+func unperiodicFixedRequeue(w Waves) (string, bool) {
+	if w.Periodic {
+		return "", false
+	}
+	for _, d := range w.Delays {
+		if d.Kind != kindRequeue || !d.Fixed || d.N < minFixedRequeueGaps {
+			continue
+		}
+		s := fmt.Sprintf("The job runner's requeue delay was fixed all the same: %s over %s gaps", secsSpread(d.Mean, d.Sigma), count(d.N))
+		if len(w.Waves) >= 3 {
+			var gaps []float64
+			var listed []string
+			for i := 1; i < len(w.Waves); i++ {
+				gaps = append(gaps, w.Waves[i].Start.Sub(w.Waves[i-1].Start).Seconds())
+				if i <= maxListedGaps {
+					listed = append(listed, secs(gaps[i-1]))
+				}
+			}
+			more := ""
+			if len(gaps) > maxListedGaps {
+				more = ", …"
+			}
+			if lo, hi := slices.Min(gaps), slices.Max(gaps); hi-lo > max(0.1*hi, 2*w.BinWidth) {
+				s += fmt.Sprintf(", though the bursts kept no one spacing (they began %s%s apart)", joinWords(listed, "and"), more)
+			} else {
+				s += fmt.Sprintf("; the bursts began %s%s apart", joinWords(listed, "and"), more)
+			}
+		}
+		return s + ". A fixed requeue delay sends the tasks that fail together back together; jitter spreads them.", true
+	}
+	return "", false
+}
+
+const (
+	// minFixedRequeueGaps is the fewest requeue gaps that name a fixed
+	// requeue delay where no period was found.
+	minFixedRequeueGaps = 10
+	// maxListedGaps is how many gaps between bursts a finding lists.
+	maxListedGaps = 8
+)

@@ -1382,3 +1382,46 @@ func TestDelayTooCoarse(t *testing.T) {
 		})
 	}
 }
+
+// TestUnperiodicFixedRequeue pins the finding that names a fixed requeue
+// delay where no period was found (bedrock-ra3-fixed8-short: the AWS SDK's
+// retry quota ran out mid-storm, and its bursts began 11.1, 3.0, 8.0 and
+// 8.1 s apart around a fixed 8 s requeue).
+func TestUnperiodicFixedRequeue(t *testing.T) {
+	starts := func(offsets ...float64) []Wave {
+		out := make([]Wave, len(offsets))
+		for i, o := range offsets {
+			out[i] = Wave{Start: time.Unix(0, genEpoch+int64(o*1e9)), Size: 10}
+		}
+		return out
+	}
+	fixed := DelayStats{Kind: kindRequeue, N: 62, Mean: 8, Sigma: 0.004, P50: 8, Min: 8, Max: 8.02, Fixed: true}
+	jittered := fixed
+	jittered.Fixed, jittered.Sigma = false, 2.3
+	few := fixed
+	few.N = 9
+	sdk := fixed
+	sdk.Kind = kindSDKDelay
+	tests := []struct {
+		name  string
+		waves Waves
+		want  string // "" for no finding
+	}{
+		{"a fixed requeue, bursts at changing spacings", Waves{Delays: []DelayStats{fixed}, Waves: starts(0, 11.12, 14.09, 22.12, 30.17)},
+			"The job runner's requeue delay was fixed all the same: 8.00 s ± <0.01 s over 62 gaps, though the bursts kept no one spacing (they began 11.1 s, 2.97 s, 8.03 s and 8.05 s apart)."},
+		{"a fixed requeue, too few bursts to space", Waves{Delays: []DelayStats{fixed}, Waves: starts(0, 11.12)},
+			"The job runner's requeue delay was fixed all the same: 8.00 s ± <0.01 s over 62 gaps."},
+		{"periodic: the period's finding names it", Waves{Periodic: true, Delays: []DelayStats{fixed}, Waves: starts(0, 8, 16)}, ""},
+		{"a jittered requeue", Waves{Delays: []DelayStats{jittered}, Waves: starts(0, 11.12, 14.09)}, ""},
+		{"too few requeue gaps", Waves{Delays: []DelayStats{few}, Waves: starts(0, 11.12, 14.09)}, ""},
+		{"a fixed SDK delay is no requeue", Waves{Delays: []DelayStats{sdk}, Waves: starts(0, 11.12, 14.09)}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := unperiodicFixedRequeue(tc.waves)
+			if ok != (tc.want != "") || !strings.HasPrefix(got, tc.want) {
+				t.Errorf("got %q (%v), want one starting %q", got, ok, tc.want)
+			}
+		})
+	}
+}
