@@ -615,7 +615,9 @@ func TestGroupPeriod(t *testing.T) {
 		centres []float64
 		lag     float64
 		bin     float64 // 0: 0.1 s
-		want    float64 // 0: no group period
+		// onWire: the lag is the retry-after the wire shows.
+		onWire bool
+		want   float64 // 0: no group period
 	}{
 		{name: "four attempts 3 s apart, waves every 15 s", lag: 3,
 			centres: at(0, 3, 6, 9, 15, 18, 21, 24, 30, 33, 36, 39, 45, 48), want: 15},
@@ -633,6 +635,25 @@ func TestGroupPeriod(t *testing.T) {
 			centres: at(0, 5, 10, 15, 27, 32, 37, 42, 54, 59, 64, 69, 81, 86, 91, 96, 108, 118, 123, 140, 145, 150, 162), want: 27},
 		{name: "the last wave lost its first attempt, whole seconds", lag: 5, bin: 1,
 			centres: at(0, 5, 10, 15, 30, 35, 40, 45, 66, 71, 76), want: 30},
+		// Ten waves 258 s apart, then two more after gaps where waves were
+		// too small to find (accuracy stream 12019, trace 32): the first
+		// "group" spans nine periods, so the groups' 516 s is no period.
+		{name: "a run of waves a lag apart, then two late ones", lag: 258.27, bin: 1,
+			centres: at(0, 258.3, 516, 773.7, 1032.3, 1290.6, 1548.8, 1807.2, 2065.7, 2324.3, 3094.3, 3611.3)},
+		// Four attempts 5 s apart, a period of 22.7 s on whole seconds
+		// (stream 12034, trace 281): a wave's last attempt and the next
+		// wave's first are 7 or 8 s apart, so pairs of waves run together
+		// into one group, which a 7 s step keeps from reading as bursts
+		// evenly a lag apart.
+		{name: "pairs of waves run together by a short requeue", lag: 5.03, bin: 1,
+			centres: at(0, 5, 10, 15, 22, 27, 32, 37, 45, 50, 55, 60, 68, 73, 78, 83, 90, 95, 100, 105, 113, 118, 123, 128, 136, 141, 146, 151), want: 22.68},
+		// Two attempts 10 s apart and a 10 s requeue (stream 9007, trace
+		// 232): every burst a lag after the last while both attempts
+		// show, then the first attempts alone, 20 s apart.
+		{name: "a retry-after comb the requeue continues, on the wire", lag: 9.98, bin: 1, onWire: true,
+			centres: at(0, 10, 20, 30, 41, 51, 61, 81, 101, 110), want: 20.21},
+		{name: "the same bursts, the lag not on the wire", lag: 9.98, bin: 1,
+			centres: at(0, 10, 20, 30, 41, 51, 61, 81, 101, 110)},
 		{name: "groups a whole number of lags off any grid", lag: 5,
 			centres: at(0, 5, 10, 15, 37, 42, 47, 52, 66, 71, 76, 81, 118, 123)},
 	}
@@ -642,7 +663,7 @@ func TestGroupPeriod(t *testing.T) {
 			if bin == 0 {
 				bin = 0.1
 			}
-			got, ok := groupPeriod(tc.centres, tc.lag, bin)
+			got, ok := groupPeriod(tc.centres, tc.lag, bin, tc.onWire)
 			if ok != (tc.want > 0) || math.Abs(got-tc.want) > 0.05 {
 				t.Errorf("group period %v (ok %v), want %v", got, ok, tc.want)
 			}

@@ -1082,12 +1082,13 @@ func findWaves(j *joins, opt Options, groups bool) Waves {
 		// leave its hill below the comb's). Call starts count each call
 		// once, so they hold no comb: bursts alike in size there are a
 		// slowly decaying storm, not a wave's attempts.
-		outer, ok := groupPeriod(centres, periodBins*seconds(bw), seconds(bw))
+		lagOnWire := onWireComb(periodBins * seconds(bw))
+		outer, ok := groupPeriod(centres, periodBins*seconds(bw), seconds(bw), lagOnWire)
 		// Where the wire's retry-after is the lag, the bursts are known to
 		// be attempts, and their sizes need only say where each wave
 		// begins; elsewhere they must also rule out a storm that merely
 		// decays.
-		onWire := !ok && onWireComb(periodBins*seconds(bw))
+		onWire := !ok && lagOnWire
 		if !ok {
 			outer, ok = sizeGroupPeriod(centres, w.Waves, periodBins*seconds(bw), seconds(bw), false, onWire)
 		}
@@ -2093,23 +2094,30 @@ func refinePeriodGrid(acfPeriod, binWidth float64, centresNs []float64) (float64
 // after the group's first, and the groups' first bursts sit on a grid of a
 // period of more than two lags. ok is false unless at least three groups,
 // most of them of two bursts or more, are on that grid.
-func groupPeriod(centresNs []float64, lag, binWidth float64) (float64, bool) {
+func groupPeriod(centresNs []float64, lag, binWidth float64, lagOnWire bool) (float64, bool) {
 	tol := max(gridTolerance*lag, 1.5*binWidth)
 	var starts []float64
 	// sizes counts each group's bursts.
 	var sizes []int
 	inGroup, onComb := 0, 0
-	var first float64
+	// widest is the longest group, first burst to last, in seconds, of
+	// those whose bursts all follow one another a lag apart.
+	var first, widest float64
+	even := true
 	for i, c := range centresNs {
 		if i == 0 || (c-centresNs[i-1])/1e9 > 1.5*lag {
 			starts = append(starts, c)
 			sizes = append(sizes, 1)
-			first = c
+			first, even = c, true
 			continue
 		}
 		inGroup++
 		sizes[len(sizes)-1]++
 		d := (c - first) / 1e9
+		even = even && math.Abs((c-centresNs[i-1])/1e9-lag) <= tol
+		if even {
+			widest = max(widest, d)
+		}
 		if k := math.Round(d / lag); k >= 1 && math.Abs(d-k*lag) <= tol*k {
 			onComb++
 		}
@@ -2123,9 +2131,22 @@ func groupPeriod(centresNs []float64, lag, binWidth float64) (float64, bool) {
 	}
 	sort.Float64s(gaps)
 	// The shortest gaps are whole periods; later ones may skip a wave
-	// too small to find.
+	// too small to find. A group is one wave's attempts, which end before
+	// the next wave: a group of bursts each a lag after the last that
+	// outlasts a period is waves one lag apart, the period itself (stream
+	// 12019, trace 32: ten waves 258 s apart, then two more after a gap,
+	// read as groups 516 s apart). Two waves' combs run together by a
+	// requeue shorter than 1.5 lags break that step, and stay one group
+	// (stream 12034, trace 281). Where the lag is the retry-after the
+	// wire shows (lagOnWire), bursts a lag apart are calls' attempts,
+	// and a requeue as long as the comb's spacing runs every wave into
+	// the next at that one step (stream 9007, trace 232: two attempts
+	// 10 s apart in a 20 s period).
+	if lagOnWire {
+		widest = 0
+	}
 	if guess := gaps[len(gaps)/3]; guess > 2*lag {
-		if period, on, _ := refinePeriodGrid(guess, binWidth, starts); on >= minRepeats && 3*on >= 2*len(starts) {
+		if period, on, _ := refinePeriodGrid(guess, binWidth, starts); on >= minRepeats && 3*on >= 2*len(starts) && widest < period {
 			return period, true
 		}
 	}
@@ -2153,7 +2174,7 @@ func groupPeriod(centresNs []float64, lag, binWidth float64) (float64, bool) {
 			continue
 		}
 		p, n, _ := refinePeriodGrid(guess, binWidth, starts)
-		if slots := math.Round(span/p) + 1; 3*float64(n) < 2*slots {
+		if slots := math.Round(span/p) + 1; 3*float64(n) < 2*slots || widest >= p {
 			continue
 		}
 		if e := groupsOnGrid(starts, sizes, median, largest, p, lag, binWidth); e > explained || (e == explained && n >= on) {
