@@ -492,36 +492,31 @@ func overBursts(n int) string {
 // (the AWS SDKs' retry quota running out mid-storm, a concurrency limit).
 // Without it, "no period" would read as "no fixed delay".
 func unperiodicFixedRequeue(w Waves) (string, bool) {
-	if w.Periodic {
+	d, ok := delayOf(w.Delays, kindRequeue)
+	if w.Periodic || !ok || !d.Fixed || d.N < minFixedRequeueGaps {
 		return "", false
 	}
-	for _, d := range w.Delays {
-		if d.Kind != kindRequeue || !d.Fixed || d.N < minFixedRequeueGaps {
-			continue
-		}
-		s := fmt.Sprintf("The job runner's requeue delay was fixed all the same: %s over %s gaps", secsSpread(d.Mean, d.Sigma), count(d.N))
-		if len(w.Waves) >= 3 {
-			var gaps []float64
-			var listed []string
-			for i := 1; i < len(w.Waves); i++ {
-				gaps = append(gaps, w.Waves[i].Start.Sub(w.Waves[i-1].Start).Seconds())
-				if i <= maxListedGaps {
-					listed = append(listed, secs(gaps[i-1]))
-				}
-			}
-			more := ""
-			if len(gaps) > maxListedGaps {
-				more = ", …"
-			}
-			if lo, hi := slices.Min(gaps), slices.Max(gaps); hi-lo > max(0.1*hi, 2*w.BinWidth) {
-				s += fmt.Sprintf(", though the bursts kept no one spacing (they began %s%s apart)", joinWords(listed, "and"), more)
-			} else {
-				s += fmt.Sprintf("; the bursts began %s%s apart", joinWords(listed, "and"), more)
+	s := fmt.Sprintf("The job runner's requeue delay was fixed all the same: %s over %s gaps", secsSpread(d.Mean, d.Sigma), count(d.N))
+	if len(w.Waves) >= 3 {
+		var gaps []float64
+		var listed []string
+		for i := 1; i < len(w.Waves); i++ {
+			gaps = append(gaps, w.Waves[i].Start.Sub(w.Waves[i-1].Start).Seconds())
+			if i <= maxListedGaps {
+				listed = append(listed, secs(gaps[i-1]))
 			}
 		}
-		return s + ". A fixed requeue delay sends the tasks that fail together back together; jitter spreads them.", true
+		more := ""
+		if len(gaps) > maxListedGaps {
+			more = ", …"
+		}
+		if lo, hi := slices.Min(gaps), slices.Max(gaps); hi-lo > max(0.1*hi, 2*w.BinWidth) {
+			s += fmt.Sprintf(", though the bursts kept no one spacing (they began %s%s apart)", joinWords(listed, "and"), more)
+		} else {
+			s += fmt.Sprintf("; the bursts began %s%s apart", joinWords(listed, "and"), more)
+		}
 	}
-	return "", false
+	return s + ". A fixed requeue delay sends the tasks that fail together back together; jitter spreads them.", true
 }
 
 const (
